@@ -1,0 +1,35 @@
+"""Engine and session factory construction, including SQLite connection pragmas."""
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+
+def make_engine(url: str, *, echo: bool = False) -> Engine:
+    """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases."""
+    if url.startswith("sqlite"):
+        in_memory = url in ("sqlite://", "sqlite:///:memory:")
+        kwargs: dict = {"connect_args": {"check_same_thread": False}}
+        if in_memory:
+            kwargs["poolclass"] = StaticPool
+        engine = create_engine(url, echo=echo, **kwargs)
+        event.listen(engine, "connect", _sqlite_pragmas(wal=not in_memory))
+        return engine
+    return create_engine(url, echo=echo, pool_pre_ping=True)
+
+
+def _sqlite_pragmas(*, wal: bool):
+    def on_connect(dbapi_connection, _record) -> None:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")
+        if wal:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    return on_connect
+
+
+def make_session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions for read-mostly request work; objects stay usable after commit."""
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)

@@ -1,0 +1,117 @@
+"""Dispensaries, their menu items and their reviews."""
+
+from datetime import date
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    Date,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+)
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .base import Base, Timestamped
+
+DISPENSARY_TYPES = ("recreational", "medical", "both")
+
+
+class Dispensary(Timestamped, Base):
+    __tablename__ = "dispensaries"
+    __table_args__ = (
+        CheckConstraint("type IN ('recreational', 'medical', 'both')", name="type"),
+        CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
+        # GET /dispensaries orders by name, then id.
+        Index("ix_dispensaries_name_id", "name", "id"),
+        # GET /dispensaries?state=&city= (city compared case-insensitively via city_key)
+        Index("ix_dispensaries_state_city_key", "state", "city_key"),
+        # GET /dispensaries?zip= : bounding-box prefilter before the distance sort.
+        Index("ix_dispensaries_lat_lng", "lat", "lng"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # GET /dispensaries/{id}: the public id, disp_<number>
+    public_id: Mapped[str] = mapped_column(String(24), unique=True)
+    name: Mapped[str] = mapped_column(String(160))
+    street: Mapped[str] = mapped_column(String(160))
+    city: Mapped[str] = mapped_column(String(80))
+    city_key: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(ForeignKey("laws.state_code"), index=True)
+    zip: Mapped[str] = mapped_column(String(5), index=True)
+    lat: Mapped[float] = mapped_column(Float)
+    lng: Mapped[float] = mapped_column(Float)
+    # GET /dispensaries?type=
+    type: Mapped[str] = mapped_column(String(12), index=True)
+    rating: Mapped[float] = mapped_column(Float)
+    review_count: Mapped[int] = mapped_column(Integer)
+    # GET /dispensaries?delivery=
+    delivery: Mapped[bool] = mapped_column(Boolean, index=True)
+    # {"mon": "9:00-21:00", ...}; closed days are absent. Displayed, never filtered.
+    hours: Mapped[dict[str, str]] = mapped_column(JSON)
+    phone: Mapped[str] = mapped_column(String(20))
+    website: Mapped[str] = mapped_column(String(200))
+
+    menu: Mapped[list["MenuItem"]] = relationship(
+        order_by="MenuItem.position", cascade="all, delete-orphan", lazy="raise"
+    )
+    reviews: Mapped[list["Review"]] = relationship(
+        order_by="(Review.date.desc(), Review.id.desc())",
+        cascade="all, delete-orphan",
+        lazy="raise",
+    )
+
+    @property
+    def address(self) -> str:
+        """Single-line street address: ``<number> <street>, <City>, <ST> <ZIP>``."""
+        return f"{self.street}, {self.city}, {self.state} {self.zip}"
+
+    def __repr__(self) -> str:
+        return f"Dispensary(public_id={self.public_id!r}, name={self.name!r}, state={self.state!r})"
+
+
+class MenuItem(Timestamped, Base):
+    __tablename__ = "menu_items"
+    __table_args__ = (
+        CheckConstraint("price >= 0", name="price_positive"),
+        # Dispensary detail reads a whole menu in order.
+        Index("ix_menu_items_dispensary_id_position", "dispensary_id", "position"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dispensary_id: Mapped[int] = mapped_column(ForeignKey("dispensaries.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(160))
+    category: Mapped[str] = mapped_column(String(20))
+    price: Mapped[float] = mapped_column(Float)  # USD
+    unit: Mapped[str] = mapped_column(String(20))
+    # Set when the item is a strain's flower (GraphQL Strain.dispensaries walks this back).
+    strain_id: Mapped[int | None] = mapped_column(
+        ForeignKey("strains.id", ondelete="SET NULL"), index=True
+    )
+
+    def __repr__(self) -> str:
+        return f"MenuItem(dispensary_id={self.dispensary_id}, name={self.name!r})"
+
+
+class Review(Timestamped, Base):
+    __tablename__ = "reviews"
+    __table_args__ = (
+        CheckConstraint("rating >= 1 AND rating <= 5", name="rating_range"),
+        # Dispensary detail shows the newest reviews first.
+        Index("ix_reviews_dispensary_id_date", "dispensary_id", "date"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dispensary_id: Mapped[int] = mapped_column(ForeignKey("dispensaries.id", ondelete="CASCADE"))
+    rating: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(String(80))
+    date: Mapped[date] = mapped_column(Date)
+
+    def __repr__(self) -> str:
+        return f"Review(dispensary_id={self.dispensary_id}, rating={self.rating}, date={self.date})"

@@ -1,0 +1,36 @@
+"""Medical marijuana physicians."""
+
+from sqlalchemy import Boolean, CheckConstraint, Float, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .base import Base, Timestamped
+
+
+class Doctor(Timestamped, Base):
+    __tablename__ = "doctors"
+    __table_args__ = (
+        CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
+        CheckConstraint("price >= 0", name="price_positive"),
+        # GET /doctors orders by name, then id.
+        Index("ix_doctors_name_id", "name", "id"),
+        # GET /doctors?state=&city=
+        Index("ix_doctors_state_city_key", "state", "city_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # doc_<number>
+    public_id: Mapped[str] = mapped_column(String(24), unique=True)
+    name: Mapped[str] = mapped_column(String(120))
+    city: Mapped[str] = mapped_column(String(80))
+    city_key: Mapped[str] = mapped_column(String(80))
+    state: Mapped[str] = mapped_column(ForeignKey("laws.state_code"), index=True)
+    zip: Mapped[str] = mapped_column(String(5), index=True)
+    lat: Mapped[float] = mapped_column(Float)
+    lng: Mapped[float] = mapped_column(Float)
+    # GET /doctors?telehealth=
+    telehealth: Mapped[bool] = mapped_column(Boolean, index=True)
+    rating: Mapped[float] = mapped_column(Float)
+    price: Mapped[float] = mapped_column(Float)  # consultation fee, USD
+
+    def __repr__(self) -> str:
+        return f"Doctor(public_id={self.public_id!r}, name={self.name!r}, state={self.state!r})"

@@ -1,0 +1,77 @@
+"""Strains and their multi-valued traits (effects, flavors, terpenes)."""
+
+from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .base import Base, Timestamped
+
+STRAIN_TYPES = ("indica", "sativa", "hybrid")
+
+
+class Strain(Timestamped, Base):
+    __tablename__ = "strains"
+    __table_args__ = (
+        CheckConstraint("type IN ('indica', 'sativa', 'hybrid')", name="type"),
+        CheckConstraint("thc >= 0 AND thc <= 100", name="thc_range"),
+        CheckConstraint("cbd >= 0 AND cbd <= 100", name="cbd_range"),
+        CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
+        # GET /strains orders by name, then id.
+        Index("ix_strains_name_id", "name", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    # GET /strains/{slug}
+    slug: Mapped[str] = mapped_column(String(120), unique=True)
+    name: Mapped[str] = mapped_column(String(120), unique=True)
+    # GET /strains?type=
+    type: Mapped[str] = mapped_column(String(10), index=True)
+    # GET /strains?thc_min=&thc_max=
+    thc: Mapped[float] = mapped_column(Float, index=True)
+    # GET /strains?cbd_min=&cbd_max=
+    cbd: Mapped[float] = mapped_column(Float, index=True)
+    description: Mapped[str] = mapped_column(Text)
+    rating: Mapped[float] = mapped_column(Float)
+    review_count: Mapped[int] = mapped_column(Integer)
+
+    effects: Mapped[list["StrainEffect"]] = relationship(
+        order_by="StrainEffect.position", cascade="all, delete-orphan", lazy="raise"
+    )
+    flavors: Mapped[list["StrainFlavor"]] = relationship(
+        order_by="StrainFlavor.position", cascade="all, delete-orphan", lazy="raise"
+    )
+    terpenes: Mapped[list["StrainTerpene"]] = relationship(
+        order_by="StrainTerpene.position", cascade="all, delete-orphan", lazy="raise"
+    )
+
+    def __repr__(self) -> str:
+        return f"Strain(slug={self.slug!r}, type={self.type!r}, thc={self.thc}, cbd={self.cbd})"
+
+
+class _Trait:
+    """Columns shared by the three trait tables: one row per (strain, value)."""
+
+    strain_id: Mapped[int] = mapped_column(
+        ForeignKey("strains.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(strain_id={self.strain_id}, name={self.name!r})"
+
+
+class StrainEffect(_Trait, Base):
+    __tablename__ = "strain_effects"
+    # GET /strains?effect= : find strain ids by value without scanning.
+    __table_args__ = (Index("ix_strain_effects_name_strain_id", "name", "strain_id"),)
+
+
+class StrainFlavor(_Trait, Base):
+    __tablename__ = "strain_flavors"
+    # GET /strains?flavor=
+    __table_args__ = (Index("ix_strain_flavors_name_strain_id", "name", "strain_id"),)
+
+
+class StrainTerpene(_Trait, Base):
+    __tablename__ = "strain_terpenes"
+    __table_args__ = (Index("ix_strain_terpenes_name_strain_id", "name", "strain_id"),)

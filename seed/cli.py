@@ -1,0 +1,122 @@
+"""Operator commands: ``flask seed`` and ``flask keys create|list|revoke``.
+
+The commands receive the engine or session factory through small callables so that this package
+needs neither Flask nor the app object.
+"""
+
+import time
+from collections.abc import Callable
+from datetime import date
+
+import click
+from sqlalchemy import Engine, inspect, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from models import Strain
+from models.api_key import KEY_TIERS
+from service import keys
+from service.errors import ServiceError
+
+from .generate import DEFAULT_SEED, generate
+from .load import load_dataset
+
+SCALES = ("full", "tiny")
+
+
+def database_is_empty(engine: Engine) -> bool:
+    """True when the strains table is missing or has no rows."""
+    if not inspect(engine).has_table(Strain.__tablename__):
+        return True
+    with engine.connect() as conn:
+        return conn.scalar(select(Strain.id).limit(1)) is None
+
+
+def make_seed_command(get_engine: Callable[[], Engine]) -> click.Command:
+    """Return the ``seed`` command bound to the engine that ``get_engine`` yields."""
+
+    @click.command("seed")
+    @click.option("--scale", type=click.Choice(SCALES), default="full", show_default=True)
+    @click.option("--seed", "seed_value", type=int, default=DEFAULT_SEED, show_default=True)
+    @click.option(
+        "--today",
+        type=click.DateTime(formats=["%Y-%m-%d"]),
+        default=None,
+        help="Reference day for deal expiry dates (default: today).",
+    )
+    @click.option("--if-empty", is_flag=True, help="Do nothing when data is already loaded.")
+    def seed_command(scale: str, seed_value: int, today, if_empty: bool) -> None:
+        """(Re)create the schema and load the deterministic demo dataset."""
+        engine = get_engine()
+        if if_empty and not database_is_empty(engine):
+            click.echo("Database already holds data; not seeding (drop --if-empty to rebuild).")
+            return
+        started = time.perf_counter()
+        reference_day = today.date() if today else date.today()
+        dataset = generate(scale=scale, seed=seed_value, today=reference_day)
+        total = sum(len(rows) for rows in dataset.tables().values())
+        with click.progressbar(length=total, label="Loading demo dataset") as bar:
+            counts = load_dataset(engine, dataset, progress=lambda _table, n: bar.update(n))
+        elapsed = time.perf_counter() - started
+        click.echo(f"Seeded {engine.url.render_as_string(hide_password=True)} in {elapsed:.1f} s:")
+        for table, count in counts.items():
+            click.echo(f"  {table:<16} {count:>7,}")
+
+    return seed_command
+
+
+def make_keys_group(get_sessions: Callable[[], sessionmaker[Session]]) -> click.Group:
+    """Return the ``keys`` command group bound to the session factory ``get_sessions`` yields."""
+
+    @click.group("keys")
+    def keys_group() -> None:
+        """Create, list and revoke API keys."""
+
+    @keys_group.command("create")
+    @click.option("--tier", type=click.Choice(KEY_TIERS), default="free", show_default=True)
+    @click.option("--limit", type=int, default=None, help="Requests per hour (enterprise only).")
+    @click.option("--name", default="", help="Who or what the key is for.")
+    @click.option("--if-none", is_flag=True, help="Only create one when no active key exists.")
+    def create(tier: str, limit: int | None, name: str, if_none: bool) -> None:
+        """Create a key and print it once, alone on the last line."""
+        with get_sessions()() as session:
+            if if_none and any(k.revoked_at is None for k in keys.list_keys(session)):
+                click.echo(
+                    "API keys already exist (flask --app app keys list). Create another with:\n"
+                    "  flask --app app keys create --tier free --name NAME"
+                )
+                return
+            try:
+                new = keys.create_key(session, tier=tier, name=name, hourly_limit=limit)
+            except ServiceError as exc:
+                raise click.UsageError(exc.message) from exc
+            session.commit()
+            click.echo(
+                f"Created {tier} key #{new.record.id}. It is shown only now; store it safely:"
+            )
+            click.echo(new.plaintext)
+
+    @keys_group.command("list")
+    def list_command() -> None:
+        """List keys without secrets."""
+        with get_sessions()() as session:
+            for record in keys.list_keys(session):
+                state = f"revoked {record.revoked_at:%Y-%m-%d}" if record.revoked_at else "active"
+                limit = record.hourly_limit or "-"
+                click.echo(
+                    f"#{record.id}\t{record.tier}\t…{record.last4}\tlimit={limit}\t{state}\t"
+                    f"{record.name}"
+                )
+
+    @keys_group.command("revoke")
+    @click.argument("key_id", type=int)
+    def revoke(key_id: int) -> None:
+        """Revoke key KEY_ID (see ``keys list``); it stops working on the next request."""
+        with get_sessions()() as session:
+            try:
+                keys.revoke_key(session, key_id)
+            except ServiceError as exc:
+                raise click.UsageError(exc.message) from exc
+            session.commit()
+            click.echo(f"Revoked key #{key_id}.")
+
+    return keys_group
