@@ -1,0 +1,153 @@
+"""Pure, deterministic generation of the demo dataset (no database, no clock)."""
+
+import random
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from .dispensaries import build_dispensaries
+from .geography import load_laws, population
+from .listings import build_deals, build_doctors
+from .strains import build_strains
+from .util import apportion
+from .vocab import EFFECTS, FLAVORS, TERPENES
+
+__all__ = [
+    "DEFAULT_SEED",
+    "EFFECTS",
+    "FLAVORS",
+    "SCALES",
+    "TABLES",
+    "TERPENES",
+    "Dataset",
+    "Scale",
+    "generate",
+]
+
+DEFAULT_SEED = 2026
+
+Row = dict[str, Any]
+
+# Load order: parents before children, laws first.
+TABLES = (
+    "laws",
+    "strains",
+    "strain_effects",
+    "strain_flavors",
+    "strain_terpenes",
+    "dispensaries",
+    "menu_items",
+    "reviews",
+    "deals",
+    "doctors",
+)
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Target row counts for one dataset size."""
+
+    strains: int
+    dispensaries: int
+    doctors: int
+    deals: int
+
+
+SCALES: dict[str, Scale] = {
+    "full": Scale(strains=5700, dispensaries=6900, doctors=720, deals=5600),
+    # Small enough for unit tests, yet every jurisdiction with a program gets a shop.
+    "tiny": Scale(strains=150, dispensaries=120, doctors=60, deals=150),
+}
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Rows for every table as plain dicts keyed by model column name, ids 1..n."""
+
+    seed: int
+    scale: str
+    reference_day: date
+    laws: list[Row]
+    strains: list[Row]
+    strain_effects: list[Row]
+    strain_flavors: list[Row]
+    strain_terpenes: list[Row]
+    dispensaries: list[Row]
+    menu_items: list[Row]
+    reviews: list[Row]
+    deals: list[Row]
+    doctors: list[Row]
+
+    def tables(self) -> dict[str, list[Row]]:
+        """Table name -> rows, in an order that satisfies foreign keys."""
+        return {name: getattr(self, name) for name in TABLES}
+
+    def counts(self) -> dict[str, int]:
+        """Table name -> number of rows."""
+        return {name: len(rows) for name, rows in self.tables().items()}
+
+
+def _rng(seed: int, section: str) -> random.Random:
+    # One stream per section, so resizing one table leaves the others unchanged;
+    # string seeds hash with SHA-512, independent of PYTHONHASHSEED.
+    return random.Random(f"{seed}:{section}")
+
+
+def _law_row(record: Row) -> Row:
+    return {
+        "state_code": record["stateCode"],
+        "state": record["state"],
+        "recreational": bool(record["recreational"]),
+        "medical": bool(record["medical"]),
+        "possession_limit_oz": float(record["possession_limit_oz"]),
+        "home_grow": bool(record["home_grow"]),
+        "home_grow_plants": int(record["home_grow_plants"]),
+        "delivery_legal": bool(record["delivery_legal"]),
+        "updated": date.fromisoformat(record["updated"]),
+        "notes": record["notes"],
+        "confidence": record["confidence"],
+        "sources": list(record["sources"]),
+    }
+
+
+def generate(*, scale: str = "full", seed: int = DEFAULT_SEED, today: date) -> Dataset:
+    """Build the demo dataset; the same arguments always give identical rows."""
+    if scale not in SCALES:
+        raise ValueError(f"unknown scale {scale!r}; expected one of {sorted(SCALES)}")
+    if isinstance(today, datetime) or not isinstance(today, date):
+        raise TypeError("today must be a datetime.date (not a datetime)")
+    size = SCALES[scale]
+    laws = [_law_row(record) for record in load_laws()]
+    by_code = {law["state_code"]: law for law in laws}
+    with_program = {
+        code: population(code)
+        for code, law in by_code.items()
+        if law["medical"] or law["recreational"]
+    }
+    with_medical = {code: population(code) for code, law in by_code.items() if law["medical"]}
+
+    strains = build_strains(_rng(seed, "strains"), size.strains)
+    shops = build_dispensaries(
+        _rng(seed, "dispensaries"),
+        apportion(with_program, size.dispensaries),
+        by_code,
+        strains.strains,
+        today,
+    )
+    deals = build_deals(_rng(seed, "deals"), shops.dispensaries, size.deals, today)
+    doctors = build_doctors(_rng(seed, "doctors"), apportion(with_medical, size.doctors), by_code)
+    return Dataset(
+        seed=seed,
+        scale=scale,
+        reference_day=today,
+        laws=laws,
+        strains=strains.strains,
+        strain_effects=strains.effects,
+        strain_flavors=strains.flavors,
+        strain_terpenes=strains.terpenes,
+        dispensaries=shops.dispensaries,
+        menu_items=shops.menu_items,
+        reviews=shops.reviews,
+        deals=deals,
+        doctors=doctors,
+    )
