@@ -7,14 +7,22 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, g
+from flask import Flask, g, request
 
 from models.db import make_engine, make_session_factory
+from rest import init_rest, is_api_path
+from rest.auth import init_auth
+from rest.db import SESSIONS_EXTENSION
+from rest.docs import init_docs
+from rest.errors import init_error_handlers
+from rest.limits import FailedAuthThrottle, init_limits, make_limiter
+from rest.request_id import init_request_id
 from seed.cli import make_keys_group, make_seed_command
 from service.config import Settings
+from service.geo import warm_zip_index
 
-SESSIONS = "cds.sessions"
-ENGINE = "cds.engine"
+ENGINE_EXTENSION = "cds.engine"
+LIMITER_EXTENSION = "cds.limiter"
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
@@ -26,13 +34,26 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
         DOCS_URL=settings.docs_url,
         LOG_LEVEL=settings.log_level,
+        RATELIMIT_HEADERS_ENABLED=True,
     )
     if config:
         app.config.update(config)
+    app.json.sort_keys = False  # keep SPEC field order and weekday order in hours
 
     _init_database(app)
-    app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE]))
-    app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS]))
+    init_request_id(app)
+    init_error_handlers(app)
+    limiter = make_limiter()
+    # Authentication must run before the limiter's own before_request hook (registration order).
+    init_auth(app, FailedAuthThrottle(limiter), needs_key=lambda: is_api_path(request.path))
+    init_limits(app, limiter)
+    app.extensions[LIMITER_EXTENSION] = limiter
+    init_rest(app)
+    init_docs(app)
+    warm_zip_index()
+
+    app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
+    app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION]))
     return app
 
 
@@ -42,8 +63,8 @@ def _init_database(app: Flask) -> None:
         # The default database file lives in the instance folder, which may not exist yet.
         os.makedirs(app.instance_path, exist_ok=True)
     engine = make_engine(url)
-    app.extensions[ENGINE] = engine
-    app.extensions[SESSIONS] = make_session_factory(engine)
+    app.extensions[ENGINE_EXTENSION] = engine
+    app.extensions[SESSIONS_EXTENSION] = make_session_factory(engine)
 
     @app.teardown_appcontext
     def close_session(_exc: BaseException | None) -> None:

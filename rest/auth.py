@@ -1,0 +1,46 @@
+"""API key authentication for /api/v1 and /graphql (SPEC 5).
+
+The key comes from the X-API-Key header or, failing that, the api_key query parameter: when both
+are sent, the header wins. Failed attempts are counted per client address and throttled.
+"""
+
+from collections.abc import Callable
+
+from flask import Flask, g, request
+
+from service import keys
+from service.errors import Unauthorized
+
+from .db import request_session
+from .errors import error_response
+from .limits import FAILED_AUTH_LIMIT, FailedAuthThrottle
+
+HEADER = "X-API-Key"
+QUERY_PARAMETER = "api_key"
+
+
+def presented_key() -> str | None:
+    """The key the client sent: the header when present and non-empty, else the parameter."""
+    return request.headers.get(HEADER) or request.args.get(QUERY_PARAMETER) or None
+
+
+def init_auth(app: Flask, throttle: FailedAuthThrottle, needs_key: Callable[[], bool]) -> None:
+    """Register the before-request hook that authenticates metered requests."""
+
+    @app.before_request
+    def authenticate():
+        if request.method == "OPTIONS" or not needs_key():
+            return None
+        address = request.remote_addr or "unknown"
+        if throttle.exhausted(address):
+            return error_response(
+                429,
+                f"too many failed API key attempts from this address ({FAILED_AUTH_LIMIT})",
+                headers={"Retry-After": str(throttle.retry_after(address))},
+            )
+        try:
+            g.api_key = keys.authenticate(request_session(), presented_key())
+        except Unauthorized as error:
+            throttle.record(address)
+            return error_response(401, error.message)
+        return None

@@ -1,0 +1,20 @@
+"""GET /api/v1/deals (SPEC 4.5)."""
+
+from datetime import date
+
+from service import deals
+
+from .args import DealArgs
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok_page
+from .schemas import DealSchema, page_envelope
+
+
+@bp.get("/deals")
+@bp.arguments(DealArgs, location="query", as_kwargs=False)
+@bp.response(200, page_envelope(DealSchema, "DealPage"))
+def list_deals(args):
+    """Active deals (expiring today or later), soonest expiry first."""
+    filters, page = args
+    return ok_page(deals.list_deals(request_session(), filters, page, today=date.today()))

@@ -1,0 +1,25 @@
+"""GET /api/v1/dispensaries and /api/v1/dispensaries/{id} (SPEC 4.3, 4.4)."""
+
+from service import dispensaries
+
+from .args import DispensaryArgs
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok, ok_page
+from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
+
+
+@bp.get("/dispensaries")
+@bp.arguments(DispensaryArgs, location="query", as_kwargs=False)
+@bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"))
+def list_dispensaries(args):
+    """Search dispensaries by place, type and delivery; nearest first around a ZIP code."""
+    filters, page = args
+    return ok_page(dispensaries.list_dispensaries(request_session(), filters, page))
+
+
+@bp.get("/dispensaries/<string:dispensary_id>")
+@bp.response(200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"))
+def get_dispensary(dispensary_id: str):
+    """One dispensary with contact details, menu and newest reviews."""
+    return ok(dispensaries.get_dispensary(request_session(), dispensary_id))

@@ -1,0 +1,66 @@
+"""GET /docs/errors: the error reference that every error.docs link points into."""
+
+from html import escape
+
+from flask import Flask, Response
+
+# code -> (name, when it happens, what the client should do)
+ERROR_DOCS = {
+    400: (
+        "Bad Request",
+        "A parameter is invalid or a required one (q on search) is missing. error.param names it "
+        "and error.message gives the allowed values or range.",
+        "Fix the parameter; retrying unchanged will fail again.",
+    ),
+    401: (
+        "Unauthorized",
+        "The API key is missing, malformed, unknown or revoked.",
+        "Send a valid key in the X-API-Key header.",
+    ),
+    404: (
+        "Not Found",
+        "No strain, dispensary or law record has that slug, id or state code, or the path is not "
+        "one of the API's endpoints.",
+        "Check the identifier or path.",
+    ),
+    405: (
+        "Method Not Allowed",
+        "The endpoint exists but not for this HTTP method; the Allow header lists the methods.",
+        "Use GET.",
+    ),
+    429: (
+        "Rate Limited",
+        "The key's hourly quota is used up, or there were too many failed key attempts from "
+        "this address.",
+        "Wait for the seconds in Retry-After, then retry with exponential backoff.",
+    ),
+    500: (
+        "Server Error",
+        "An unexpected internal error. It was logged with the request id from X-Request-ID.",
+        "Retry later with backoff; report the X-Request-ID if it persists.",
+    ),
+}
+
+
+def _page() -> str:
+    sections = "".join(
+        f'<section id="error-{code}"><h2>{code} {escape(name)}</h2>'
+        f"<p>{escape(when)}</p><p><strong>What to do:</strong> {escape(action)}</p></section>"
+        for code, (name, when, action) in ERROR_DOCS.items()
+    )
+    return (
+        "<!doctype html><html lang=en><head><meta charset=utf-8>"
+        "<title>Cannabis Data Service errors</title></head><body>"
+        "<h1>Errors</h1><p>Every error body is "
+        "<code>{success: false, error: {code, message, docs, param?}}</code> and the HTTP status "
+        f"equals error.code.</p>{sections}</body></html>"
+    )
+
+
+def init_docs(app: Flask) -> None:
+    """Serve the error reference page (no key needed, never metered)."""
+    page = _page()
+
+    @app.get("/docs/errors")
+    def error_reference() -> Response:
+        return Response(page, mimetype="text/html")

@@ -1,0 +1,18 @@
+"""GET /api/v1/doctors (SPEC 4.6)."""
+
+from service import doctors
+
+from .args import DoctorArgs
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok_page
+from .schemas import DoctorSchema, page_envelope
+
+
+@bp.get("/doctors")
+@bp.arguments(DoctorArgs, location="query", as_kwargs=False)
+@bp.response(200, page_envelope(DoctorSchema, "DoctorPage"))
+def list_doctors(args):
+    """Medical marijuana doctors by state, city and telehealth; by name."""
+    filters, page = args
+    return ok_page(doctors.list_doctors(request_session(), filters, page))

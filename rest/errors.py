@@ -1,0 +1,68 @@
+"""App-wide error handlers: every failure becomes the SPEC 7 envelope, status = error.code."""
+
+import logging
+
+from flask import Flask, Response, current_app, jsonify, request
+from flask_limiter import RateLimitExceeded
+from werkzeug.exceptions import HTTPException
+
+from service.errors import ServiceError
+
+from .envelope import error_body
+
+log = logging.getLogger(__name__)
+
+
+def docs_link(code: int) -> str:
+    """Absolute link to the documentation of error ``code``."""
+    base = current_app.config["DOCS_URL"]
+    if base.startswith("/"):
+        base = request.host_url.rstrip("/") + base
+    return f"{base}#error-{code}"
+
+
+def error_response(
+    code: int, message: str, *, param: str | None = None, headers: dict | None = None
+) -> Response:
+    """Render the error envelope with HTTP status ``code``."""
+    response = jsonify(error_body(code, message, docs_link(code), param))
+    response.status_code = code
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def _http_message(error: HTTPException) -> str:
+    if error.code == 404:
+        return f"no such endpoint: {request.path}; see the API reference for the 8 endpoints"
+    if error.code == 405:
+        return f"method {request.method} is not allowed on {request.path}"
+    return error.description or error.name
+
+
+def init_error_handlers(app: Flask) -> None:
+    """Register the handlers that turn every exception into an envelope."""
+
+    @app.errorhandler(ServiceError)
+    def service_error(error: ServiceError) -> Response:
+        return error_response(error.code, error.message, param=error.param)
+
+    @app.errorhandler(RateLimitExceeded)
+    def rate_limited(error: RateLimitExceeded) -> Response:
+        return error_response(
+            429,
+            f"rate limit of {error.limit.limit} exceeded for this API key; wait for the time "
+            "in Retry-After, then retry with exponential backoff",
+        )
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException) -> Response:
+        code = error.code or 500
+        # Keep the exception's own headers (Allow on 405) but not its HTML content type.
+        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+        return error_response(code, _http_message(error), headers=headers)
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "internal error; it has been logged")

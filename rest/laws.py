@@ -1,0 +1,15 @@
+"""GET /api/v1/laws/{state} (SPEC 4.7)."""
+
+from service import laws
+
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok
+from .schemas import LawSchema, detail_envelope
+
+
+@bp.get("/laws/<string:state>")
+@bp.response(200, detail_envelope(LawSchema, "LawDetail"))
+def get_law(state: str):
+    """The cannabis law record of one state or territory."""
+    return ok(laws.get_law(request_session(), state))

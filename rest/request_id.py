@@ -1,0 +1,23 @@
+"""X-Request-ID on every response: the client's own (when sane) or a fresh one."""
+
+import re
+import uuid
+
+from flask import Flask, Response, g, request
+
+HEADER = "X-Request-ID"
+_SANE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+
+
+def init_request_id(app: Flask) -> None:
+    """Assign each request an id early and echo it on the response."""
+
+    @app.before_request
+    def assign() -> None:
+        sent = request.headers.get(HEADER, "")
+        g.request_id = sent if _SANE.match(sent) else uuid.uuid4().hex
+
+    @app.after_request
+    def echo(response: Response) -> Response:
+        response.headers[HEADER] = g.get("request_id") or uuid.uuid4().hex
+        return response

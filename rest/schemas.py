@@ -1,0 +1,186 @@
+"""Output schemas: field names and types exactly as SPEC section 2, wrapped in the envelope."""
+
+from typing import Any
+
+from marshmallow import Schema, fields, post_dump
+
+DATE_FORMAT = "%Y-%m-%d"
+
+
+class _Name(Schema):
+    name = fields.String()
+
+
+class StrainItemSchema(Schema):
+    slug = fields.String(required=True)
+    name = fields.String(required=True)
+    type = fields.String(required=True, metadata={"enum": ["indica", "sativa", "hybrid"]})
+    thc = fields.Float(required=True, metadata={"description": "THC percentage."})
+    cbd = fields.Float(required=True, metadata={"description": "CBD percentage."})
+    effects = fields.Pluck(_Name, "name", many=True, required=True)
+    flavors = fields.Pluck(_Name, "name", many=True, required=True)
+
+
+class StrainDetailSchema(StrainItemSchema):
+    description = fields.String(required=True)
+    terpenes = fields.Pluck(_Name, "name", many=True, required=True)
+    rating = fields.Float(required=True)
+    reviewCount = fields.Integer(attribute="review_count", required=True)
+
+
+class DispensaryItemSchema(Schema):
+    id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
+    name = fields.String(required=True)
+    address = fields.String(required=True)
+    type = fields.String(required=True, metadata={"enum": ["recreational", "medical", "both"]})
+    rating = fields.Float(required=True)
+    delivery = fields.Boolean(required=True)
+    hours = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": 'Open days only, e.g. {"mon": "9:00-21:00"}.'},
+    )
+
+
+class DispensaryHitSchema(DispensaryItemSchema):
+    """A list item; ``distance`` (miles, one decimal) appears only on ZIP searches."""
+
+    distance = fields.Float(metadata={"description": "Miles from the zip given; zip searches."})
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr == "distance":
+            return obj.distance
+        return super().get_attribute(obj.dispensary, attr, default)
+
+    @post_dump
+    def drop_empty_distance(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if data.get("distance") is None:
+            data.pop("distance", None)
+        return data
+
+
+class MenuItemSchema(Schema):
+    name = fields.String(required=True)
+    category = fields.String(required=True)
+    price = fields.Float(required=True, metadata={"description": "US dollars."})
+    unit = fields.String(required=True)
+    strain = fields.String(metadata={"description": "The strain's slug, when the item is one."})
+
+    @post_dump
+    def drop_empty_strain(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        if data.get("strain") is None:
+            data.pop("strain", None)
+        return data
+
+
+class ReviewSchema(Schema):
+    rating = fields.Integer(required=True)
+    text = fields.String(required=True)
+    author = fields.String(required=True)
+    date = fields.Date(DATE_FORMAT, required=True)
+
+
+class DispensaryDetailSchema(DispensaryItemSchema):
+    phone = fields.String(required=True)
+    website = fields.String(required=True)
+    reviewCount = fields.Integer(attribute="review_count", required=True)
+    menu = fields.List(fields.Nested(MenuItemSchema), required=True)
+    reviews = fields.List(
+        fields.Nested(ReviewSchema), required=True, metadata={"description": "Newest first, ≤ 20."}
+    )
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        # obj is a service DispensaryDetail: menu and reviews beside the dispensary row.
+        if attr in ("menu", "reviews"):
+            return getattr(obj, attr)
+        return super().get_attribute(obj.dispensary, attr, default)
+
+
+class DealSchema(Schema):
+    id = fields.String(attribute="public_id", required=True, metadata={"example": "deal_1"})
+    title = fields.String(required=True)
+    dispensary = fields.String(attribute="dispensary.name", required=True)
+    category = fields.String(required=True)
+    discount = fields.String(required=True)
+    expires = fields.Date(DATE_FORMAT, required=True)
+
+
+class DoctorSchema(Schema):
+    id = fields.String(attribute="public_id", required=True, metadata={"example": "doc_1"})
+    name = fields.String(required=True)
+    city = fields.String(required=True)
+    state = fields.String(required=True)
+    telehealth = fields.Boolean(required=True)
+    rating = fields.Float(required=True)
+    price = fields.Float(required=True, metadata={"description": "Consultation fee, USD."})
+
+
+class LawSchema(Schema):
+    state = fields.String(required=True)
+    stateCode = fields.String(attribute="state_code", required=True)
+    recreational = fields.Boolean(required=True)
+    medical = fields.Boolean(required=True)
+    possession_limit_oz = fields.Float(required=True)
+    home_grow = fields.Boolean(required=True)
+    home_grow_plants = fields.Integer(required=True)
+    delivery_legal = fields.Boolean(required=True)
+    updated = fields.Date(DATE_FORMAT, required=True)
+
+
+class SearchHitSchema(Schema):
+    type = fields.String(
+        required=True, metadata={"enum": ["strain", "dispensary", "doctor", "deal"]}
+    )
+    name = fields.String(required=True)
+    slug = fields.String(metadata={"description": "Strains only."})
+    id = fields.String(metadata={"description": "Dispensaries, doctors and deals."})
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        if attr == "slug":
+            return obj.key if obj.type == "strain" else None
+        if attr == "id":
+            return None if obj.type == "strain" else obj.key
+        return super().get_attribute(obj, attr, default)
+
+    @post_dump
+    def drop_absent_keys(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
+        return {k: v for k, v in data.items() if v is not None}
+
+
+class MetaSchema(Schema):
+    total = fields.Integer(required=True)
+    limit = fields.Integer(required=True)
+    offset = fields.Integer(required=True)
+
+
+def _envelope(name: str, data: fields.Field, *, paged: bool) -> type[Schema]:
+    attrs: dict[str, Any] = {
+        "success": fields.Boolean(required=True, metadata={"enum": [True]}),
+        "data": data,
+    }
+    if paged:
+        attrs["meta"] = fields.Nested(MetaSchema, required=True)
+    return Schema.from_dict(attrs, name=name)
+
+
+def page_envelope(item: type[Schema], name: str) -> type[Schema]:
+    """Envelope schema for a list: success, data (array of ``item``), meta."""
+    return _envelope(name, fields.List(fields.Nested(item), required=True), paged=True)
+
+
+def detail_envelope(item: type[Schema], name: str) -> type[Schema]:
+    """Envelope schema for one object: success and data, no meta."""
+    return _envelope(name, fields.Nested(item, required=True), paged=False)
+
+
+class ErrorBodySchema(Schema):
+    code = fields.Integer(required=True)
+    message = fields.String(required=True)
+    docs = fields.String(required=True)
+    param = fields.String(metadata={"description": "The offending parameter, when there is one."})
+
+
+class ErrorEnvelopeSchema(Schema):
+    success = fields.Boolean(required=True, metadata={"enum": [False]})
+    error = fields.Nested(ErrorBodySchema, required=True)

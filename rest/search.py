@@ -1,0 +1,20 @@
+"""GET /api/v1/search (SPEC 4.8)."""
+
+from datetime import date
+
+from service import search as search_service
+
+from .args import SearchArgs
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok_page
+from .schemas import SearchHitSchema, page_envelope
+
+
+@bp.get("/search")
+@bp.arguments(SearchArgs, location="query", as_kwargs=False)
+@bp.response(200, page_envelope(SearchHitSchema, "SearchPage"))
+def search(args):
+    """Ranked search across strains, dispensaries, doctors and deals."""
+    query, page = args
+    return ok_page(search_service.search(request_session(), query, page, today=date.today()))

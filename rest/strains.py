@@ -1,0 +1,25 @@
+"""GET /api/v1/strains and /api/v1/strains/{slug} (SPEC 4.1, 4.2)."""
+
+from service import strains
+
+from .args import StrainArgs
+from .blueprint import bp
+from .db import request_session
+from .envelope import ok, ok_page
+from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
+
+
+@bp.get("/strains")
+@bp.arguments(StrainArgs, location="query", as_kwargs=False)
+@bp.response(200, page_envelope(StrainItemSchema, "StrainPage"))
+def list_strains(args):
+    """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name."""
+    filters, page = args
+    return ok_page(strains.list_strains(request_session(), filters, page))
+
+
+@bp.get("/strains/<string:slug>")
+@bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"))
+def get_strain(slug: str):
+    """One strain with description, terpenes, rating and review count."""
+    return ok(strains.get_strain(request_session(), slug))

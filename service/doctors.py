@@ -1,0 +1,27 @@
+"""Doctor queries: filtered list pages."""
+
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session
+
+from models import Doctor
+
+from .filters import DoctorFilters
+from .paging import Page, PageRequest, paginate
+
+
+def _select_doctors(filters: DoctorFilters) -> Select[Any]:
+    stmt = select(Doctor)
+    if filters.state is not None:
+        stmt = stmt.where(Doctor.state == filters.state)
+    if filters.city is not None:
+        stmt = stmt.where(Doctor.city_key == filters.city)
+    if filters.telehealth is not None:
+        stmt = stmt.where(Doctor.telehealth == filters.telehealth)
+    return stmt.order_by(Doctor.name, Doctor.id)
+
+
+def list_doctors(session: Session, filters: DoctorFilters, page: PageRequest) -> Page[Doctor]:
+    """Return one page of doctors matching ``filters``, ordered by name then id."""
+    return paginate(session, _select_doctors(filters), page)

@@ -1,0 +1,76 @@
+"""Limit/offset paging: bounds as named constants (the one source for both edges) and paginate()."""
+
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session
+
+from .errors import InvalidParameter
+
+T = TypeVar("T")
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 100  # strains, dispensaries, deals, search (SPEC 8.2)
+DOCTORS_MAX_LIMIT = 50  # doctors (SPEC 8.2)
+MAX_OFFSET = 1_000_000
+
+
+@dataclass(frozen=True)
+class PageRequest:
+    """A validated page window; ``limit`` is already clamped to the operation's maximum."""
+
+    limit: int = DEFAULT_LIMIT
+    offset: int = 0
+
+    @classmethod
+    def build(
+        cls, limit: int | None = None, offset: int | None = None, *, maximum: int = MAX_LIMIT
+    ) -> "PageRequest":
+        """Validate the window; a limit over ``maximum`` is clamped, other bad values raise."""
+        limit = DEFAULT_LIMIT if limit is None else limit
+        offset = 0 if offset is None else offset
+        if limit < 1:
+            raise InvalidParameter(
+                f"limit must be an integer from 1 to {maximum} (larger values are reduced to "
+                f"{maximum})",
+                param="limit",
+            )
+        if not 0 <= offset <= MAX_OFFSET:
+            raise InvalidParameter(
+                f"offset must be an integer from 0 to {MAX_OFFSET}", param="offset"
+            )
+        return cls(limit=min(limit, maximum), offset=offset)
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    """One page of results with the total number of matches."""
+
+    items: list[T]
+    total: int
+    limit: int
+    offset: int
+
+
+def count(session: Session, stmt: Select[Any]) -> int:
+    """Return the number of rows ``stmt`` would produce, ignoring its ORDER BY."""
+    return session.scalar(select(func.count()).select_from(stmt.order_by(None).subquery())) or 0
+
+
+def paginate(session: Session, stmt: Select[Any], page: PageRequest) -> Page[Any]:
+    """Run ``stmt`` (already ordered deterministically) for one window plus a total count."""
+    items = list(session.scalars(stmt.limit(page.limit).offset(page.offset)))
+    return Page(
+        items=items,
+        total=total_for(session, stmt, page, len(items)),
+        limit=page.limit,
+        offset=page.offset,
+    )
+
+
+def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: int) -> int:
+    """Total matches; a short, non-empty (or first) page already tells it without counting."""
+    if returned < page.limit and (returned or page.offset == 0):
+        return page.offset + returned
+    return count(session, stmt)

@@ -1,0 +1,18 @@
+"""Tier quotas: requests per hour for a key (SPEC 8.1)."""
+
+from models import ApiKey
+
+TIER_HOURLY_LIMITS = {"free": 100, "pro": 1_000}
+ENTERPRISE_DEFAULT_HOURLY_LIMIT = 10_000
+
+
+def hourly_limit(key: ApiKey) -> int:
+    """Return the number of requests per hour ``key`` may make."""
+    if key.tier == "enterprise":
+        return key.hourly_limit or ENTERPRISE_DEFAULT_HOURLY_LIMIT
+    return TIER_HOURLY_LIMITS[key.tier]
+
+
+def limit_string(key: ApiKey) -> str:
+    """Return the quota in the ``N per hour`` notation rate limiters understand."""
+    return f"{hourly_limit(key)} per hour"

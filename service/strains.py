@@ -1,0 +1,74 @@
+"""Strain queries: filtered list pages, detail by slug, batch lookup."""
+
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import Select, select
+from sqlalchemy.orm import Session, selectinload
+
+from models import Strain, StrainEffect, StrainFlavor
+
+from .errors import NotFound
+from .filters import StrainFilters
+from .paging import Page, PageRequest, paginate
+
+
+def _select_strains(filters: StrainFilters) -> Select[Any]:
+    stmt = select(Strain).options(selectinload(Strain.effects), selectinload(Strain.flavors))
+    if filters.type is not None:
+        stmt = stmt.where(Strain.type == filters.type)
+    if filters.effect is not None:
+        stmt = stmt.where(
+            Strain.id.in_(select(StrainEffect.strain_id).where(StrainEffect.name == filters.effect))
+        )
+    if filters.flavor is not None:
+        stmt = stmt.where(
+            Strain.id.in_(select(StrainFlavor.strain_id).where(StrainFlavor.name == filters.flavor))
+        )
+    if filters.thc_min is not None:
+        stmt = stmt.where(Strain.thc >= filters.thc_min)
+    if filters.thc_max is not None:
+        stmt = stmt.where(Strain.thc <= filters.thc_max)
+    if filters.cbd_min is not None:
+        stmt = stmt.where(Strain.cbd >= filters.cbd_min)
+    if filters.cbd_max is not None:
+        stmt = stmt.where(Strain.cbd <= filters.cbd_max)
+    return stmt.order_by(Strain.name, Strain.id)
+
+
+def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[Strain]:
+    """Return one page of strains matching ``filters``, ordered by name then id."""
+    return paginate(session, _select_strains(filters), page)
+
+
+def get_strain(session: Session, slug: str) -> Strain:
+    """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
+    strain = session.scalar(
+        select(Strain)
+        .where(Strain.slug == slug.lower())
+        .options(
+            selectinload(Strain.effects),
+            selectinload(Strain.flavors),
+            selectinload(Strain.terpenes),
+        )
+    )
+    if strain is None:
+        raise NotFound(f"no strain with slug {slug!r}")
+    return strain
+
+
+def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
+    """Return the strains with the given primary keys (traits loaded), keyed by id."""
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    rows = session.scalars(
+        select(Strain)
+        .where(Strain.id.in_(wanted))
+        .options(
+            selectinload(Strain.effects),
+            selectinload(Strain.flavors),
+            selectinload(Strain.terpenes),
+        )
+    )
+    return {strain.id: strain for strain in rows}

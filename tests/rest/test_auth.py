@@ -1,0 +1,93 @@
+import pytest
+from flask.testing import FlaskClient
+
+from service import keys
+
+ENDPOINTS = [
+    "/api/v1/strains",
+    "/api/v1/strains/anything",
+    "/api/v1/dispensaries",
+    "/api/v1/dispensaries/disp_1",
+    "/api/v1/deals",
+    "/api/v1/doctors",
+    "/api/v1/laws/CA",
+    "/api/v1/search?q=kush",
+]
+
+
+@pytest.mark.parametrize("path", ENDPOINTS)
+def test_every_endpoint_rejects_a_missing_key_with_401(client: FlaskClient, path: str) -> None:
+    response = client.get(path)
+    assert response.status_code == 401
+    body = response.get_json()
+    assert body["success"] is False
+    assert body["error"]["code"] == 401
+    assert body["error"]["message"] == "API key missing: send it in the X-API-Key header"
+    assert body["error"]["docs"].endswith("/docs/errors#error-401")
+    assert "X-RateLimit-Limit" not in response.headers
+
+
+@pytest.mark.parametrize(
+    "bad_key",
+    ["nonsense", "cds_live_" + "a" * 32, keys.generate_plaintext(), "x" * 5000],
+)
+def test_invalid_keys_are_rejected_with_401(client: FlaskClient, bad_key: str) -> None:
+    response = client.get("/api/v1/strains", headers={"X-API-Key": bad_key})
+    assert response.status_code == 401
+    assert response.get_json()["error"]["message"] == "API key invalid"
+
+
+def test_key_in_query_parameter_is_accepted(client: FlaskClient, api_keys: dict) -> None:
+    response = client.get("/api/v1/laws/CA", query_string={"api_key": api_keys["free"]})
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Limit"] == "100"
+
+
+def test_header_wins_over_query_parameter(client: FlaskClient, api_keys: dict) -> None:
+    valid_header = client.get(
+        "/api/v1/laws/CA",
+        headers={"X-API-Key": api_keys["pro"]},
+        query_string={"api_key": "garbage"},
+    )
+    assert valid_header.status_code == 200
+    assert valid_header.headers["X-RateLimit-Limit"] == "1000"
+    invalid_header = client.get(
+        "/api/v1/laws/CA",
+        headers={"X-API-Key": "garbage"},
+        query_string={"api_key": api_keys["pro"]},
+    )
+    assert invalid_header.status_code == 401
+
+
+def test_revoked_key_is_rejected_on_the_next_request(app, client: FlaskClient) -> None:
+    factory = app.extensions["cds.sessions"]
+    with factory() as db:
+        new = keys.create_key(db, tier="free", name="to revoke")
+        db.commit()
+        key_id = new.record.id
+    assert client.get("/api/v1/laws/CA", headers={"X-API-Key": new.plaintext}).status_code == 200
+    with factory() as db:
+        keys.revoke_key(db, key_id)
+        db.commit()
+    assert client.get("/api/v1/laws/CA", headers={"X-API-Key": new.plaintext}).status_code == 401
+
+
+def test_repeated_failed_keys_from_one_address_are_throttled(client: FlaskClient) -> None:
+    statuses = [
+        client.get("/api/v1/strains", headers={"X-API-Key": f"wrong-{i}"}).status_code
+        for i in range(61)
+    ]
+    assert statuses[:60] == [401] * 60
+    assert statuses[60] == 429
+    blocked = client.get("/api/v1/strains", headers={"X-API-Key": "wrong"})
+    assert blocked.status_code == 429
+    assert int(blocked.headers["Retry-After"]) > 0
+    assert "failed API key attempts" in blocked.get_json()["error"]["message"]
+
+
+def test_error_reference_page_needs_no_key(client: FlaskClient) -> None:
+    response = client.get("/docs/errors")
+    assert response.status_code == 200
+    page = response.get_data(as_text=True)
+    for code in (400, 401, 404, 405, 429, 500):
+        assert f'id="error-{code}"' in page

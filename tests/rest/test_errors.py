@@ -1,0 +1,79 @@
+import pytest
+from flask.testing import FlaskClient
+
+
+def test_request_id_is_generated_and_echoed(client: FlaskClient, api) -> None:
+    generated = api.get("/api/v1/laws/CA")
+    assert len(generated.headers["X-Request-ID"]) == 32
+    echoed = client.get("/api/v1/laws/CA", headers={"X-Request-ID": "trace-123"})
+    assert echoed.status_code == 401
+    assert echoed.headers["X-Request-ID"] == "trace-123"
+
+
+def test_unsafe_request_ids_are_replaced(client: FlaskClient) -> None:
+    response = client.get("/docs/errors", headers={"X-Request-ID": "bad id\twith spaces"})
+    assert response.headers["X-Request-ID"] != "bad id\twith spaces"
+    assert len(response.headers["X-Request-ID"]) == 32
+
+
+@pytest.mark.parametrize("path", ["/api/v1/nothing", "/api/v1/strains/x/y", "/api/v1/"])
+def test_unknown_routes_under_api_get_the_404_envelope(api, path: str) -> None:
+    body = api.json(path, status=404)
+    assert body["success"] is False
+    assert body["error"]["code"] == 404
+    assert "no such endpoint" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("method", ["post", "put", "delete", "patch"])
+def test_wrong_methods_get_405_with_allow(client: FlaskClient, api_keys: dict, method) -> None:
+    response = getattr(client, method)("/api/v1/laws/CA", headers={"X-API-Key": api_keys["pro"]})
+    assert response.status_code == 405
+    assert response.content_type == "application/json"
+    assert set(response.headers["Allow"].replace(" ", "").split(",")) >= {"GET", "HEAD"}
+    assert (
+        response.get_json()["error"]["message"]
+        == f"method {method.upper()} is not allowed on /api/v1/laws/CA"
+    )
+
+
+def test_unexpected_errors_become_a_500_envelope_without_internals(app, api) -> None:
+    def explode():
+        raise RuntimeError("secret internal detail /srv/app/db.py")
+
+    app.add_url_rule("/api/v1/explode", "explode", explode)
+    response = api.get("/api/v1/explode")
+    assert response.status_code == 500
+    body = response.get_json()
+    assert body == {
+        "success": False,
+        "error": {
+            "code": 500,
+            "message": "internal error; it has been logged",
+            "docs": body["error"]["docs"],
+        },
+    }
+    assert "secret" not in response.get_data(as_text=True)
+    assert "Traceback" not in response.get_data(as_text=True)
+
+
+def test_validation_error_names_parameter_and_range(api) -> None:
+    body = api.json("/api/v1/strains", status=400, limit="abc")
+    assert body["error"] == {
+        "code": 400,
+        "message": "limit must be an integer from 1 to 100 (larger values are reduced to 100)",
+        "docs": body["error"]["docs"],
+        "param": "limit",
+    }
+    assert body["error"]["docs"].endswith("/docs/errors#error-400")
+
+
+def test_duplicated_parameter_is_rejected(api) -> None:
+    response = api.client.get(
+        "/api/v1/strains?type=indica&type=sativa", headers={"X-API-Key": api.key}
+    )
+    assert response.status_code == 400
+    assert response.get_json()["error"]["message"] == "type was given more than once"
+
+
+def test_unknown_parameters_are_ignored(api) -> None:
+    assert api.json("/api/v1/strains", limit=3, colour="green")["meta"]["limit"] == 3

@@ -1,0 +1,105 @@
+import pytest
+
+from service.errors import InvalidParameter
+from service.filters import (
+    DealFilters,
+    DispensaryFilters,
+    DoctorFilters,
+    SearchQuery,
+    StrainFilters,
+)
+
+
+def test_strain_filters_fold_case_and_keep_ranges() -> None:
+    f = StrainFilters.create(
+        type="InDiCa", effect="Relaxed", flavor=" EARTHY ", thc_min=10.0, thc_max=20.0
+    )
+    assert (f.type, f.effect, f.flavor, f.thc_min, f.thc_max) == (
+        "indica",
+        "relaxed",
+        "earthy",
+        10.0,
+        20.0,
+    )
+
+
+@pytest.mark.parametrize(
+    ("values", "param", "message"),
+    [
+        ({"type": "ruderalis"}, "type", "type must be one of: indica, sativa, hybrid"),
+        ({"thc_min": 30.0, "thc_max": 10.0}, "thc_min", "thc_min must not be greater than thc_max"),
+        ({"cbd_min": 5.0, "cbd_max": 1.0}, "cbd_min", "cbd_min must not be greater than cbd_max"),
+        ({"thc_max": 101.0}, "thc_max", "thc_max must be a number from 0 to 100"),
+        ({"cbd_min": -1.0}, "cbd_min", "cbd_min must be a number from 0 to 100"),
+        ({"thc_min": float("nan")}, "thc_min", "thc_min must be a number from 0 to 100"),
+        ({"cbd_max": float("inf")}, "cbd_max", "cbd_max must be a number from 0 to 100"),
+        ({"effect": "relaxed; DROP TABLE"}, "effect", "effect must be a lowercase word"),
+    ],
+)
+def test_bad_strain_filters_name_their_parameter(values: dict, param: str, message: str) -> None:
+    with pytest.raises(InvalidParameter, match=message.replace("(", r"\(")) as info:
+        StrainFilters.create(**values)
+    assert info.value.param == param
+
+
+def test_state_codes_are_case_insensitive_jurisdictions() -> None:
+    assert DoctorFilters.create(state="ca").state == "CA"
+    assert DealFilters.create(state="pr").state == "PR"
+
+
+@pytest.mark.parametrize("state", ["XX", "C", "CAL", "", "\uff23\uff21", "c\x00"])
+def test_unknown_state_codes_are_rejected(state: str) -> None:
+    with pytest.raises(InvalidParameter, match="state must be a two-letter code") as info:
+        DoctorFilters.create(state=state)
+    assert info.value.param == "state"
+
+
+def test_zip_resolves_to_coordinates_with_default_radius() -> None:
+    f = DispensaryFilters.create(zip="94110")
+    assert f.radius == 50.0
+    assert f.origin is not None
+    assert (round(f.origin.lat, 2), round(f.origin.lng, 2)) == (37.75, -122.42)
+
+
+@pytest.mark.parametrize(
+    ("values", "param"),
+    [
+        ({"zip": "9411"}, "zip"),
+        ({"zip": "00000"}, "zip"),
+        ({"zip": "abcde"}, "zip"),
+        ({"zip": "94110", "radius": 0.0}, "radius"),
+        ({"zip": "94110", "radius": 500.5}, "radius"),
+        ({"radius": 10.0}, "radius"),
+        ({"type": "adult"}, "type"),
+        ({"city": " "}, "city"),
+    ],
+)
+def test_bad_dispensary_filters_name_their_parameter(values: dict, param: str) -> None:
+    with pytest.raises(InvalidParameter) as info:
+        DispensaryFilters.create(**values)
+    assert info.value.param == param
+
+
+def test_deal_category_is_case_insensitive_and_closed() -> None:
+    assert DealFilters.create(category="Pre-Rolls").category == "pre-rolls"
+    with pytest.raises(InvalidParameter, match="category must be one of: flower, edibles"):
+        DealFilters.create(category="seeds")
+
+
+@pytest.mark.parametrize(
+    ("q", "message"),
+    [
+        (None, "q is required"),
+        ("", "q is required"),
+        ("   ", "q is required"),
+        ("x" * 201, "q must be at most 200 characters"),
+        ("a\x00b", "q must not contain NUL"),
+    ],
+)
+def test_search_query_text_is_required_and_bounded(q: str | None, message: str) -> None:
+    with pytest.raises(InvalidParameter, match=message):
+        SearchQuery.create(q=q)
+
+
+def test_search_query_at_the_maximum_length_is_accepted() -> None:
+    assert SearchQuery.create(q="x" * 200, type="Strains").type == "strains"
