@@ -17,6 +17,7 @@ from rest.docs import init_docs
 from rest.errors import init_error_handlers
 from rest.limits import FailedAuthThrottle, init_limits, make_limiter
 from rest.request_id import init_request_id
+from rest.serving import make_serve_command
 from seed.cli import make_keys_group, make_seed_command
 from service.config import Settings
 from service.geo import warm_zip_index
@@ -54,6 +55,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
     app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION]))
+    app.cli.add_command(make_serve_command(app))
     return app
 
 

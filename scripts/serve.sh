@@ -10,4 +10,4 @@ export FLASK_APP=app
 .venv/bin/flask keys create --tier free --name "local demo" --if-none
 echo "Serving on http://127.0.0.1:${PORT:-5000} (Ctrl-C stops). Try:"
 echo "  curl -H 'X-API-Key: <your key>' http://127.0.0.1:${PORT:-5000}/api/v1/strains?limit=2"
-exec .venv/bin/flask run --host 127.0.0.1 --port "${PORT:-5000}"
+exec .venv/bin/flask serve --host 127.0.0.1 --port "${PORT:-5000}"
