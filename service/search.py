@@ -86,7 +86,10 @@ def search(
 ) -> Page[SearchHit]:
     """Return one page of ranked hits; deals count only while active on ``today``."""
     stmt = _select_hits(query, today)
-    rows = session.execute(stmt.limit(page.limit).offset(page.offset)).all()
-    items = [SearchHit(type=kind, key=key, name=name) for kind, key, name in rows]
-    total = total_for(session, stmt, page, len(items))
+    # The window count rides along with the page, so the name scans run once, not twice.
+    rows = session.execute(
+        stmt.add_columns(func.count().over()).limit(page.limit).offset(page.offset)
+    ).all()
+    items = [SearchHit(type=kind, key=key, name=name) for kind, key, name, _total in rows]
+    total = rows[0][3] if rows else total_for(session, stmt, page, 0)
     return Page(items=items, total=total, limit=page.limit, offset=page.offset)
