@@ -40,6 +40,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     if config:
         app.config.update(config)
     app.json.sort_keys = False  # keep SPEC field order and weekday order in hours
+    app.logger.setLevel(app.config["LOG_LEVEL"])
 
     _init_database(app)
     init_request_id(app)

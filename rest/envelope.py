@@ -4,15 +4,6 @@ from typing import Any
 
 from service.paging import Page
 
-ERROR_NAMES = {
-    400: "Bad Request",
-    401: "Unauthorized",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    429: "Rate Limited",
-    500: "Server Error",
-}
-
 
 def ok(data: Any) -> dict[str, Any]:
     """Success envelope for a single object (no meta)."""

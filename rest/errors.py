@@ -1,7 +1,5 @@
 """App-wide error handlers: every failure becomes the SPEC 7 envelope, status = error.code."""
 
-import logging
-
 from flask import Flask, Response, current_app, jsonify, request
 from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
@@ -9,8 +7,6 @@ from werkzeug.exceptions import HTTPException
 from service.errors import ServiceError
 
 from .envelope import error_body
-
-log = logging.getLogger(__name__)
 
 
 def docs_link(code: int) -> str:
@@ -64,5 +60,5 @@ def init_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
-        log.exception("unhandled error on %s %s", request.method, request.path)
+        current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return error_response(500, "internal error; it has been logged")

@@ -1,5 +1,10 @@
+import logging
+from pathlib import Path
+
 import pytest
 from flask.testing import FlaskClient
+
+from rest.docs import ERROR_DOCS
 
 
 def test_request_id_is_generated_and_echoed(client: FlaskClient, api) -> None:
@@ -77,3 +82,20 @@ def test_duplicated_parameter_is_rejected(api) -> None:
 
 def test_unknown_parameters_are_ignored(api) -> None:
     assert api.json("/api/v1/strains", limit=3, colour="green")["meta"]["limit"] == 3
+
+
+def test_readme_documents_every_error_the_reference_page_serves() -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    for code in ERROR_DOCS:
+        assert f"\n### error-{code}\n" in readme
+
+
+def test_unexpected_errors_are_logged_with_the_traceback(app, api, caplog) -> None:
+    def explode():
+        raise RuntimeError("boom for the log")
+
+    app.add_url_rule("/api/v1/explode-logged", "explode_logged", explode)
+    with caplog.at_level(logging.ERROR):
+        assert api.get("/api/v1/explode-logged").status_code == 500
+    assert "unhandled error on GET /api/v1/explode-logged" in caplog.text
+    assert "RuntimeError: boom for the log" in caplog.text
