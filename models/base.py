@@ -2,7 +2,8 @@
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime, MetaData
+from sqlalchemy import DateTime, MetaData, String
+from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 NAMING_CONVENTION = {
@@ -29,3 +30,13 @@ class Timestamped:
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), default=utcnow, onupdate=utcnow
     )
+
+
+def sort_key_type(length: int) -> String:
+    """String compared byte by byte on every backend (PostgreSQL would otherwise use its locale)."""
+    return String(length).with_variant(String(length, collation="C"), "postgresql")
+
+
+def sort_key_from_name(context: DefaultExecutionContext) -> str:
+    """Default for ``sort_key`` columns: the row's name in lower case."""
+    return context.get_current_parameters()["name"].lower()

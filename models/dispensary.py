@@ -16,7 +16,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .base import Base, Timestamped
+from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
 DISPENSARY_TYPES = ("recreational", "medical", "both")
 
@@ -26,8 +26,8 @@ class Dispensary(Timestamped, Base):
     __table_args__ = (
         CheckConstraint("type IN ('recreational', 'medical', 'both')", name="type"),
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
-        # GET /dispensaries orders by name, then id.
-        Index("ix_dispensaries_name_id", "name", "id"),
+        # GET /dispensaries orders by sort_key (the name, case-insensitively), then id.
+        Index("ix_dispensaries_sort_key_id", "sort_key", "id"),
         # GET /dispensaries?state=&city= (city compared case-insensitively via city_key)
         Index("ix_dispensaries_state_city_key", "state", "city_key"),
         # GET /dispensaries?zip= : bounding-box prefilter before the distance sort.
@@ -38,6 +38,7 @@ class Dispensary(Timestamped, Base):
     # GET /dispensaries/{id}: the public id, disp_<number>
     public_id: Mapped[str] = mapped_column(String(24), unique=True)
     name: Mapped[str] = mapped_column(String(160))
+    sort_key: Mapped[str] = mapped_column(sort_key_type(160), default=sort_key_from_name)
     street: Mapped[str] = mapped_column(String(160))
     city: Mapped[str] = mapped_column(String(80))
     city_key: Mapped[str] = mapped_column(String(80))

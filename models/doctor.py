@@ -3,7 +3,7 @@
 from sqlalchemy import Boolean, CheckConstraint, Float, ForeignKey, Index, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .base import Base, Timestamped
+from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
 
 class Doctor(Timestamped, Base):
@@ -11,8 +11,8 @@ class Doctor(Timestamped, Base):
     __table_args__ = (
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
         CheckConstraint("price >= 0", name="price_positive"),
-        # GET /doctors orders by name, then id.
-        Index("ix_doctors_name_id", "name", "id"),
+        # GET /doctors orders by sort_key (the name, case-insensitively), then id.
+        Index("ix_doctors_sort_key_id", "sort_key", "id"),
         # GET /doctors?state=&city=
         Index("ix_doctors_state_city_key", "state", "city_key"),
     )
@@ -21,6 +21,7 @@ class Doctor(Timestamped, Base):
     # doc_<number>
     public_id: Mapped[str] = mapped_column(String(24), unique=True)
     name: Mapped[str] = mapped_column(String(120))
+    sort_key: Mapped[str] = mapped_column(sort_key_type(120), default=sort_key_from_name)
     city: Mapped[str] = mapped_column(String(80))
     city_key: Mapped[str] = mapped_column(String(80))
     state: Mapped[str] = mapped_column(ForeignKey("laws.state_code"), index=True)

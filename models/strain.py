@@ -3,7 +3,7 @@
 from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .base import Base, Timestamped
+from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
 STRAIN_TYPES = ("indica", "sativa", "hybrid")
 
@@ -15,14 +15,15 @@ class Strain(Timestamped, Base):
         CheckConstraint("thc >= 0 AND thc <= 100", name="thc_range"),
         CheckConstraint("cbd >= 0 AND cbd <= 100", name="cbd_range"),
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
-        # GET /strains orders by name, then id.
-        Index("ix_strains_name_id", "name", "id"),
+        # GET /strains orders by sort_key (the name, case-insensitively), then id.
+        Index("ix_strains_sort_key_id", "sort_key", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     # GET /strains/{slug}
     slug: Mapped[str] = mapped_column(String(120), unique=True)
     name: Mapped[str] = mapped_column(String(120), unique=True)
+    sort_key: Mapped[str] = mapped_column(sort_key_type(120), default=sort_key_from_name)
     # GET /strains?type=
     type: Mapped[str] = mapped_column(String(10), index=True)
     # GET /strains?thc_min=&thc_max=

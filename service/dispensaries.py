@@ -56,7 +56,7 @@ def _filtered(stmt: Select[Any], filters: DispensaryFilters) -> Select[Any]:
 
 
 def _select_dispensaries(filters: DispensaryFilters) -> Select[Any]:
-    return _filtered(select(Dispensary), filters).order_by(Dispensary.name, Dispensary.id)
+    return _filtered(select(Dispensary), filters).order_by(Dispensary.sort_key, Dispensary.id)
 
 
 def list_dispensaries(
@@ -82,13 +82,15 @@ def _list_nearby(
     radius = filters.radius or 0.0
     min_lat, max_lat, min_lng, max_lng = bounding_box(origin, radius)
     candidates = session.execute(
-        _filtered(select(Dispensary.id, Dispensary.name, Dispensary.lat, Dispensary.lng), filters)
+        _filtered(
+            select(Dispensary.id, Dispensary.sort_key, Dispensary.lat, Dispensary.lng), filters
+        )
         .where(Dispensary.lat.between(min_lat, max_lat))
         .where(Dispensary.lng.between(min_lng, max_lng))
     ).all()
     ranked = sorted(
-        (distance, name, id_)
-        for id_, name, lat, lng in candidates
+        (distance, sort_key, id_)
+        for id_, sort_key, lat, lng in candidates
         if (distance := haversine_miles(origin, Point(lat, lng))) <= radius
     )
     window = ranked[page.offset : page.offset + page.limit]

@@ -19,9 +19,9 @@ def _select_doctors(filters: DoctorFilters) -> Select[Any]:
         stmt = stmt.where(Doctor.city_key == filters.city)
     if filters.telehealth is not None:
         stmt = stmt.where(Doctor.telehealth == filters.telehealth)
-    return stmt.order_by(Doctor.name, Doctor.id)
+    return stmt.order_by(Doctor.sort_key, Doctor.id)
 
 
 def list_doctors(session: Session, filters: DoctorFilters, page: PageRequest) -> Page[Doctor]:
-    """Return one page of doctors matching ``filters``, ordered by name then id."""
+    """Return one page of doctors matching ``filters``, by name (any case) then id."""
     return paginate(session, _select_doctors(filters), page)

@@ -77,12 +77,16 @@ def haversine_miles(a: Point, b: Point) -> float:
 
 def bounding_box(center: Point, radius_miles: float) -> tuple[float, float, float, float]:
     """Return (min_lat, max_lat, min_lng, max_lng) enclosing the circle; cheap SQL prefilter."""
-    dlat = math.degrees(radius_miles / EARTH_RADIUS_MILES)
-    cos_lat = math.cos(math.radians(center.lat))
-    if cos_lat < 1e-6 or dlat >= 90:
-        return (-90.0, 90.0, -180.0, 180.0)
-    dlng = math.degrees(radius_miles / (EARTH_RADIUS_MILES * cos_lat))
+    angular = radius_miles / EARTH_RADIUS_MILES
+    dlat = math.degrees(angular)
+    min_lat, max_lat = center.lat - dlat, center.lat + dlat
+    # The circle's widest longitude span is at latitude asin(sin(lat)/cos(r)), not at the
+    # centre's latitude: its half-width is asin(sin(r) / cos(lat)).
+    ratio = math.sin(angular) / max(math.cos(math.radians(center.lat)), 1e-12)
+    if ratio >= 1 or max_lat >= 90 or min_lat <= -90:
+        return (min_lat, max_lat, -180.0, 180.0)  # the circle reaches a pole
+    dlng = math.degrees(math.asin(ratio))
     if center.lng - dlng < -180 or center.lng + dlng > 180:
         # The circle crosses the antimeridian (western Alaska): do not prefilter longitude.
-        return (center.lat - dlat, center.lat + dlat, -180.0, 180.0)
-    return (center.lat - dlat, center.lat + dlat, center.lng - dlng, center.lng + dlng)
+        return (min_lat, max_lat, -180.0, 180.0)
+    return (min_lat, max_lat, center.lng - dlng, center.lng + dlng)

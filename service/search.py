@@ -1,7 +1,8 @@
 """Unified search over strain, dispensary, doctor and deal names, ranked by relevance.
 
 Rank: exact name match, then name prefix, then a whole-word match, then any other substring
-match; ties by name. The query is plain text: LIKE wildcards and quotes in it match literally.
+match; ties by name, case-insensitively. Words are separated by spaces and the punctuation in
+WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match literally.
 """
 
 from dataclasses import dataclass
@@ -17,6 +18,22 @@ from .filters import SearchQuery
 from .paging import Page, PageRequest, total_for
 
 _ESCAPE = "\\"
+# Characters that end a word as a space does ("concentrate," and "pre-roll" hold whole words).
+WORD_SEPARATORS = ",.;:!?'\"()[]/&+-"
+
+
+def words_text(text: str) -> str:
+    """``text`` in lower case with every word separator turned into a space."""
+    folded = text.lower()
+    for separator in WORD_SEPARATORS:
+        folded = folded.replace(separator, " ")
+    return folded
+
+
+def _words_sql(folded: ColumnElement[str]) -> ColumnElement[str]:
+    for separator in WORD_SEPARATORS:
+        folded = func.replace(folded, separator, " ")
+    return folded
 
 
 @dataclass(frozen=True)
@@ -39,8 +56,8 @@ def _branch(kind: str, key: Any, name: Any, query: str, *where: ColumnElement[bo
         (folded == query.lower(), 0),
         (folded.like(pattern + "%", escape=_ESCAPE), 1),
         (
-            (literal(" ", String) + folded + literal(" ", String)).like(
-                "% " + pattern + " %", escape=_ESCAPE
+            (literal(" ", String) + _words_sql(folded) + literal(" ", String)).like(
+                "% " + _escape_like(words_text(query).strip()) + " %", escape=_ESCAPE
             ),
             2,
         ),
@@ -77,7 +94,7 @@ def _select_hits(query: SearchQuery, today: date) -> Select[Any]:
         branches.append(deals)
     hits = union_all(*branches).subquery()
     return select(hits.c.kind, hits.c.key, hits.c.name).order_by(
-        hits.c.rank, hits.c.name, hits.c.kind, hits.c.key
+        hits.c.rank, func.lower(hits.c.name), hits.c.name, hits.c.kind, hits.c.key
     )
 
 

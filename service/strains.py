@@ -33,11 +33,11 @@ def _select_strains(filters: StrainFilters) -> Select[Any]:
         stmt = stmt.where(Strain.cbd >= filters.cbd_min)
     if filters.cbd_max is not None:
         stmt = stmt.where(Strain.cbd <= filters.cbd_max)
-    return stmt.order_by(Strain.name, Strain.id)
+    return stmt.order_by(Strain.sort_key, Strain.id)
 
 
 def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[Strain]:
-    """Return one page of strains matching ``filters``, ordered by name then id."""
+    """Return one page of strains matching ``filters``, by name (any case) then id."""
     return paginate(session, _select_strains(filters), page)
 
 

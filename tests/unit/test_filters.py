@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 from service.errors import InvalidParameter
@@ -8,6 +10,7 @@ from service.filters import (
     SearchQuery,
     StrainFilters,
 )
+from service.geo import EARTH_RADIUS_MILES, Point, bounding_box, haversine_miles
 
 
 def test_strain_filters_fold_case_and_keep_ranges() -> None:
@@ -103,3 +106,30 @@ def test_search_query_text_is_required_and_bounded(q: str | None, message: str) 
 
 def test_search_query_at_the_maximum_length_is_accepted() -> None:
     assert SearchQuery.create(q="x" * 200, type="Strains").type == "strains"
+
+
+@pytest.mark.parametrize(
+    ("lat", "lng"), [(48.2, -114.3), (19.7, -155.1), (61.2, -149.9), (25.8, -80.2)]
+)
+@pytest.mark.parametrize("radius", [1.0, 50.0, 500.0])
+def test_bounding_box_contains_every_point_of_the_circle(lat, lng, radius) -> None:
+    center = Point(lat, lng)
+    min_lat, max_lat, min_lng, max_lng = bounding_box(center, radius)
+    for bearing in range(0, 360, 3):
+        point = _destination(center, radius * 0.9999, bearing)
+        assert haversine_miles(center, point) <= radius
+        assert min_lat <= point.lat <= max_lat
+        assert min_lng <= point.lng <= max_lng
+
+
+def _destination(origin: Point, miles: float, bearing_degrees: float) -> Point:
+    angular = miles / EARTH_RADIUS_MILES
+    lat1, lng1, bearing = map(math.radians, (origin.lat, origin.lng, bearing_degrees))
+    lat2 = math.asin(
+        math.sin(lat1) * math.cos(angular) + math.cos(lat1) * math.sin(angular) * math.cos(bearing)
+    )
+    lng2 = lng1 + math.atan2(
+        math.sin(bearing) * math.sin(angular) * math.cos(lat1),
+        math.cos(angular) - math.sin(lat1) * math.sin(lat2),
+    )
+    return Point(math.degrees(lat2), math.degrees(lng2))

@@ -1,0 +1,71 @@
+"""GET /api/v1/laws/{state} (SPEC 2.6, 4.7): one record per jurisdiction, from laws.json."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+LAWS_JSON = Path(__file__).resolve().parents[2] / "seed" / "data" / "laws.json"
+FIELDS = [
+    "state",
+    "stateCode",
+    "recreational",
+    "medical",
+    "possession_limit_oz",
+    "home_grow",
+    "home_grow_plants",
+    "delivery_legal",
+    "updated",
+]
+RECORDS: dict[str, dict[str, Any]] = {
+    record["stateCode"]: record for record in json.loads(LAWS_JSON.read_text(encoding="utf-8"))
+}
+
+
+def test_the_law_file_covers_56_jurisdictions_once_each() -> None:
+    records = json.loads(LAWS_JSON.read_text(encoding="utf-8"))
+    assert len(records) == len(RECORDS) == 56
+    assert {"CA", "NY", "DC", "PR", "GU", "VI", "AS", "MP"} <= RECORDS.keys()
+
+
+@pytest.mark.parametrize("code", sorted(RECORDS))
+def test_each_law_record_equals_the_json_file_field_for_field(api, code: str) -> None:
+    body = api.json(f"/api/v1/laws/{code}")
+    assert list(body) == ["success", "data"]
+    assert body["success"] is True
+    data = body["data"]
+    assert list(data) == FIELDS
+    expected = {name: RECORDS[code][name] for name in FIELDS}
+    assert data == expected
+    # Types as SPEC 2.6: equal values of the wrong type (1 vs True, "6" vs 6) do not pass.
+    for name in ("recreational", "medical", "home_grow", "delivery_legal"):
+        assert isinstance(data[name], bool), name
+    assert isinstance(data["home_grow_plants"], int)
+    assert not isinstance(data["home_grow_plants"], bool)
+    assert isinstance(data["possession_limit_oz"], int | float)
+    assert not isinstance(data["possession_limit_oz"], bool)
+
+
+@pytest.mark.parametrize(
+    ("given", "code"), [("ca", "CA"), ("Ny", "NY"), ("dC", "DC"), ("pr", "PR")]
+)
+def test_state_code_is_matched_in_any_case(api, given: str, code: str) -> None:
+    data = api.json(f"/api/v1/laws/{given}")["data"]
+    assert data["stateCode"] == code
+    assert data == {name: RECORDS[code][name] for name in FIELDS}
+
+
+def test_provenance_fields_are_not_served(api) -> None:
+    data = api.json("/api/v1/laws/CO")["data"]
+    assert not {"notes", "confidence", "sources"} & set(data)
+
+
+@pytest.mark.parametrize(
+    "state", ["XX", "CAL", "1", "C", "ZZ", "California", "\u0421A", "ca%20", "%20CA", "00"]
+)
+def test_unknown_state_is_a_404_envelope(api, state: str) -> None:
+    body = api.json(f"/api/v1/laws/{state}", status=404)
+    assert body["success"] is False
+    assert body["error"]["code"] == 404
+    assert "data" not in body

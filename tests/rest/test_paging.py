@@ -1,0 +1,275 @@
+"""Limit/offset rules (SPEC 8.2 and the clamping decision) on every list endpoint.
+
+Expectations are computed independently from the database (or in Python from all rows), never by
+calling the service layer.
+"""
+
+import math
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+import pytest
+import zipcodes
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from models import Deal, Dispensary, Doctor, Strain
+
+MAX_OFFSET = 1_000_000
+EARTH_RADIUS_MILES = 3958.7613
+
+
+def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp, dl = p2 - p1, math.radians(lng2 - lng1)
+    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
+
+
+def _strain_keys(session: Session, today: date) -> set[str]:
+    return set(session.scalars(select(Strain.slug)))
+
+
+def _dispensary_keys(session: Session, today: date) -> set[str]:
+    return set(session.scalars(select(Dispensary.public_id)))
+
+
+def _nearby_keys(session: Session, today: date) -> set[str]:
+    origin = zipcodes.matching("20001")[0]
+    lat, lng = float(origin["lat"]), float(origin["long"])
+    rows = session.execute(select(Dispensary.public_id, Dispensary.lat, Dispensary.lng)).all()
+    return {pid for pid, dlat, dlng in rows if _miles(lat, lng, dlat, dlng) <= 500}
+
+
+def _deal_keys(session: Session, today: date) -> set[str]:
+    return set(session.scalars(select(Deal.public_id).where(Deal.expires >= today)))
+
+
+def _doctor_keys(session: Session, today: date) -> set[str]:
+    return set(session.scalars(select(Doctor.public_id)))
+
+
+def _search_keys(session: Session, today: date) -> set[str]:
+    """Everything whose name (deal title) contains an "a", any case; active deals only."""
+    names = [
+        *(("strain", key, name) for key, name in session.execute(select(Strain.slug, Strain.name))),
+        *(
+            ("dispensary", key, name)
+            for key, name in session.execute(select(Dispensary.public_id, Dispensary.name))
+        ),
+        *(
+            ("doctor", key, name)
+            for key, name in session.execute(select(Doctor.public_id, Doctor.name))
+        ),
+        *(
+            ("deal", key, name)
+            for key, name in session.execute(
+                select(Deal.public_id, Deal.title).where(Deal.expires >= today)
+            )
+        ),
+    ]
+    return {f"{kind}:{key}" for kind, key, name in names if "a" in name.lower()}
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    path: str
+    maximum: int
+    expected: Any  # (session, today) -> set of item keys
+    params: dict[str, str] = field(default_factory=dict)
+
+    def key(self, item: dict[str, Any]) -> str:
+        if self.path.endswith("/search"):
+            return f"{item['type']}:{item.get('slug') or item['id']}"
+        return item.get("slug") or item["id"]
+
+
+ENDPOINTS = [
+    pytest.param(Endpoint("/api/v1/strains", 100, _strain_keys), id="strains"),
+    pytest.param(Endpoint("/api/v1/dispensaries", 100, _dispensary_keys), id="dispensaries"),
+    pytest.param(
+        Endpoint("/api/v1/dispensaries", 100, _nearby_keys, {"zip": "20001", "radius": "500"}),
+        id="dispensaries-near-zip",
+    ),
+    pytest.param(Endpoint("/api/v1/deals", 100, _deal_keys), id="deals"),
+    pytest.param(Endpoint("/api/v1/doctors", 50, _doctor_keys), id="doctors"),
+    pytest.param(Endpoint("/api/v1/search", 100, _search_keys, {"q": "a"}), id="search"),
+]
+
+NOT_INTEGERS = [
+    "1_000",
+    "\uff11\uff10",  # full-width digits
+    "nan",
+    "inf",
+    "-inf",
+    "1e3",
+    " 7",
+    "7 ",
+    "",
+    "1.5",
+    "10.0",
+    "0x10",
+    "ten",
+    "+5",
+    "1,000",
+    "\u0667",  # Arabic-Indic digit seven
+]
+
+
+def _page(api, endpoint: Endpoint, **params: Any) -> dict[str, Any]:
+    return api.json(endpoint.path, **endpoint.params, **params)
+
+
+def _keys(endpoint: Endpoint, body: dict[str, Any]) -> list[str]:
+    return [endpoint.key(item) for item in body["data"]]
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_default_page_is_twenty_items_from_offset_zero_with_the_true_total(
+    api, session: Session, reference_day: date, endpoint: Endpoint
+) -> None:
+    expected = endpoint.expected(session, reference_day)
+    assert len(expected) > 40, "the dataset should fill several default pages"
+    body = _page(api, endpoint)
+    assert list(body) == ["success", "data", "meta"]
+    assert body["success"] is True
+    assert list(body["meta"]) == ["total", "limit", "offset"]
+    assert body["meta"] == {"total": len(expected), "limit": 20, "offset": 0}
+    keys = _keys(endpoint, body)
+    assert len(keys) == 20
+    assert set(keys) <= expected
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("excess", [1, 1_000, 10**17])
+def test_limit_above_the_maximum_is_clamped_and_meta_shows_the_effective_limit(
+    api, session: Session, reference_day: date, endpoint: Endpoint, excess: int
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, limit=str(endpoint.maximum + excess))
+    assert body["meta"] == {"total": total, "limit": endpoint.maximum, "offset": 0}
+    assert len(body["data"]) == min(total, endpoint.maximum)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("limit", ["1", "07", "13"])
+def test_limit_within_range_is_honoured_exactly(
+    api, session: Session, reference_day: date, endpoint: Endpoint, limit: str
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, limit=limit)
+    assert body["meta"] == {"total": total, "limit": int(limit), "offset": 0}
+    assert len(body["data"]) == int(limit)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_limit_equal_to_the_maximum_is_accepted(
+    api, session: Session, reference_day: date, endpoint: Endpoint
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, limit=str(endpoint.maximum))
+    assert body["meta"]["limit"] == endpoint.maximum
+    assert len(body["data"]) == min(total, endpoint.maximum)
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("limit", ["0", "-1", "-100", *NOT_INTEGERS])
+def test_limit_below_one_or_not_a_plain_integer_is_a_400_naming_limit(
+    api, endpoint: Endpoint, limit: str
+) -> None:
+    body = _page(api, endpoint, status=400, limit=limit)
+    assert body["success"] is False
+    assert body["error"]["code"] == 400
+    assert body["error"]["param"] == "limit"
+    assert "limit" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("offset", ["-1", "-20", str(MAX_OFFSET + 1), "99999999999", *NOT_INTEGERS])
+def test_negative_huge_or_malformed_offset_is_a_400_naming_offset(
+    api, endpoint: Endpoint, offset: str
+) -> None:
+    body = _page(api, endpoint, status=400, offset=offset)
+    assert body["success"] is False
+    assert body["error"]["code"] == 400
+    assert body["error"]["param"] == "offset"
+    assert "offset" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_offset_at_the_maximum_is_accepted_and_returns_an_empty_page(
+    api, session: Session, reference_day: date, endpoint: Endpoint
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, offset=str(MAX_OFFSET))
+    assert body["data"] == []
+    assert body["meta"] == {"total": total, "limit": 20, "offset": MAX_OFFSET}
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("past", [0, 1, 500])
+def test_offset_past_the_end_gives_an_empty_page_and_the_real_total(
+    api, session: Session, reference_day: date, endpoint: Endpoint, past: int
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, offset=str(total + past), limit="5")
+    assert body["success"] is True
+    assert body["data"] == []
+    assert body["meta"] == {"total": total, "limit": 5, "offset": total + past}
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_a_short_last_page_holds_exactly_the_remaining_items_and_keeps_the_total(
+    api, session: Session, reference_day: date, endpoint: Endpoint
+) -> None:
+    total = len(endpoint.expected(session, reference_day))
+    body = _page(api, endpoint, offset=str(total - 3), limit="10")
+    assert len(body["data"]) == 3
+    assert body["meta"] == {"total": total, "limit": 10, "offset": total - 3}
+    last = _page(api, endpoint, offset=str(total - 1), limit="1")
+    assert _keys(endpoint, last) == _keys(endpoint, body)[-1:]
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+@pytest.mark.parametrize("size", [1, 7, 20])
+def test_two_consecutive_pages_equal_one_page_of_double_size_without_overlap(
+    api, endpoint: Endpoint, size: int
+) -> None:
+    first = _keys(endpoint, _page(api, endpoint, limit=str(size), offset="0"))
+    second = _keys(endpoint, _page(api, endpoint, limit=str(size), offset=str(size)))
+    both = _keys(endpoint, _page(api, endpoint, limit=str(2 * size), offset="0"))
+    assert len(first) == len(second) == size
+    assert not set(first) & set(second)
+    assert first + second == both
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_pages_from_an_arbitrary_offset_line_up_with_one_larger_page(
+    api, endpoint: Endpoint
+) -> None:
+    window = _keys(endpoint, _page(api, endpoint, limit="30", offset="11"))
+    parts = [
+        _keys(endpoint, _page(api, endpoint, limit="10", offset=str(offset)))
+        for offset in (11, 21, 31)
+    ]
+    assert parts[0] + parts[1] + parts[2] == window
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS)
+def test_walking_every_page_visits_each_result_exactly_once(
+    api, session: Session, reference_day: date, endpoint: Endpoint
+) -> None:
+    expected = endpoint.expected(session, reference_day)
+    seen: list[str] = []
+    offset = 0
+    while True:
+        body = _page(api, endpoint, limit="9", offset=str(offset))
+        assert body["meta"]["total"] == len(expected)
+        assert body["meta"]["offset"] == offset
+        if not body["data"]:
+            break
+        seen.extend(_keys(endpoint, body))
+        offset += 9
+    assert len(seen) == len(set(seen)) == len(expected)
+    assert set(seen) == expected
