@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from models.deal import DEAL_CATEGORIES
 
 from . import catalog, names
-from .places import pick_place
+from .places import location_columns, pick_place
 from .util import clamp, price, slugify
 
 Row = dict[str, Any]
@@ -188,12 +188,7 @@ def build_dispensaries(
                 "public_id": f"disp_{ID_OFFSET + shop_id}",
                 "name": name,
                 "street": f"{rng.randint(100, 9899)} {rng.choice(names.STREET_NAMES)}",
-                "city": place.city,
-                "city_key": place.city.lower(),
-                "state": code,
-                "zip": place.zip,
-                "lat": place.lat,
-                "lng": place.lng,
+                **location_columns(place),
                 "type": "medical" if medical_only else rng.choice(("recreational", "both")),
                 "rating": round(clamp(rng.gauss(4.3, 0.4), 2.0, 5.0), 1),
                 "review_count": 0,

@@ -8,7 +8,7 @@ from typing import Any
 from models.deal import DEAL_CATEGORIES
 
 from . import catalog, names
-from .places import pick_place
+from .places import location_columns, pick_place
 from .util import clamp
 
 Row = dict[str, Any]
@@ -92,12 +92,7 @@ def build_doctors(
                     "id": doctor_id,
                     "public_id": f"doc_{ID_OFFSET + doctor_id}",
                     "name": f"Dr. {rng.choice(names.FIRST_NAMES)} {rng.choice(names.LAST_NAMES)}",
-                    "city": place.city,
-                    "city_key": place.city.lower(),
-                    "state": code,
-                    "zip": place.zip,
-                    "lat": place.lat,
-                    "lng": place.lng,
+                    **location_columns(place),
                     "telehealth": rng.random() < 0.5,
                     "rating": round(clamp(rng.gauss(4.3, 0.45), 3.0, 5.0), 1),
                     "price": float(rng.choice(DOCTOR_FEES)),

@@ -25,3 +25,15 @@ def pick_place(rng: random.Random, code: str) -> Place:
     """A real ZIP of jurisdiction ``code``, chosen with a bias towards big cities."""
     places, cumulative = _weighted_pool(code)
     return rng.choices(places, cum_weights=cumulative)[0]
+
+
+def location_columns(place: Place) -> dict[str, str | float]:
+    """The columns a listing (dispensary or doctor) takes from its real ZIP code."""
+    return {
+        "city": place.city,
+        "city_key": place.city.lower(),
+        "state": place.state,
+        "zip": place.zip,
+        "lat": place.lat,
+        "lng": place.lng,
+    }
