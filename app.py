@@ -9,13 +9,14 @@ from typing import Any
 
 from flask import Flask, g, request
 
+from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
 from models.db import make_engine, make_session_factory
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
-from rest.db import SESSIONS_EXTENSION
+from rest.db import SESSIONS_EXTENSION, request_session
 from rest.docs import init_docs
 from rest.errors import init_error_handlers
-from rest.limits import FailedAuthThrottle, init_limits, make_limiter
+from rest.limits import FailedAuthThrottle, init_limits, make_limiter, quota_snapshot
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
 from seed.cli import make_keys_group, make_seed_command
@@ -47,10 +48,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_error_handlers(app)
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
-    init_auth(app, FailedAuthThrottle(limiter), needs_key=lambda: is_api_path(request.path))
+    init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key)
     init_limits(app, limiter)
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
+    init_graphql(app, sessions=request_session, quota=lambda: quota_snapshot(limiter))
     init_docs(app)
     warm_zip_index()
 
@@ -58,6 +60,14 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION]))
     app.cli.add_command(make_serve_command(app))
     return app
+
+
+def _needs_key(path: str | None = None) -> bool:
+    """REST and GraphQL operations need a key and draw from its quota; the GraphiQL page not."""
+    path = request.path if path is None else path
+    if path == GRAPHQL_PATH:
+        return not is_ide_request()
+    return is_api_path(path)
 
 
 def _init_database(app: Flask) -> None:

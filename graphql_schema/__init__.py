@@ -1,4 +1,28 @@
 """The GraphQL edge (Strawberry) over the same service layer as REST.
 
-May import service (and models for type hints), strawberry and flask; never rest or seed.
+May import service (and models for type hints), strawberry and flask (view and context only);
+never rest or seed.
 """
+
+from collections.abc import Callable
+
+from flask import Flask
+from sqlalchemy.orm import Session
+
+from .schema import make_schema
+from .view import ApiGraphQLView, assets, is_ide_request
+
+GRAPHQL_PATH = "/graphql"
+
+__all__ = ["GRAPHQL_PATH", "init_graphql", "is_ide_request", "make_schema"]
+
+
+def init_graphql(
+    app: Flask, *, sessions: Callable[[], Session], quota: Callable[[], dict[str, int] | None]
+) -> None:
+    """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets."""
+    view = ApiGraphQLView.as_view(
+        "graphql", schema=make_schema(), sessions=sessions, quota=quota, graphql_ide="graphiql"
+    )
+    app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
+    app.register_blueprint(assets)

@@ -77,3 +77,15 @@ class FailedAuthThrottle:
 def init_limits(app: Flask, limiter: Limiter) -> None:
     """Attach the limiter to the app (register the auth hook before calling this)."""
     limiter.init_app(app)
+
+
+def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
+    """The current request's quota as {limit, remaining, reset}, or None when not metered."""
+    current = limiter.current_limit
+    if current is None:
+        return None
+    return {
+        "limit": current.limit.amount,
+        "remaining": current.remaining,
+        "reset": int(current.reset_at),
+    }

@@ -5,17 +5,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
 
 from .errors import NotFound
 from .filters import DispensaryFilters
 from .geo import Point, bounding_box, haversine_miles
-from .paging import Page, PageRequest, paginate
+from .paging import Page, PageRequest, paginate, top_per_parent
 
 REVIEWS_SHOWN = 20
+MENU_MAX = 100  # no demo menu is longer; a cap keeps imported data from bloating a page
 _PUBLIC_ID = re.compile(r"^disp_[0-9]{1,18}$")
 
 
@@ -34,6 +35,7 @@ class MenuEntry:
     price: float
     unit: str
     strain: str | None  # the strain's slug when the item is a strain
+    strain_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -116,40 +118,43 @@ def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
     return DispensaryDetail(dispensary=dispensary, menu=menu, reviews=reviews)
 
 
-def menus_by_dispensary(session: Session, ids: Iterable[int]) -> dict[int, list[MenuEntry]]:
-    """Return each dispensary's menu in menu order, keyed by dispensary id (all ids present)."""
+def menus_by_dispensary(
+    session: Session, ids: Iterable[int], *, limit: int = MENU_MAX
+) -> dict[int, list[MenuEntry]]:
+    """Return up to ``limit`` menu items per dispensary in menu order, keyed by dispensary id."""
     menus: dict[int, list[MenuEntry]] = {id_: [] for id_ in ids}
     if not menus:
         return menus
+    stmt = select(MenuItem).where(MenuItem.dispensary_id.in_(menus))
+    ranked = top_per_parent(
+        stmt, MenuItem, MenuItem.dispensary_id, (MenuItem.position, MenuItem.id), limit
+    ).subquery()
+    item = aliased(MenuItem, ranked)
     rows = session.execute(
-        select(MenuItem, Strain.slug)
-        .outerjoin(Strain, MenuItem.strain_id == Strain.id)
-        .where(MenuItem.dispensary_id.in_(menus))
-        .order_by(MenuItem.dispensary_id, MenuItem.position, MenuItem.id)
+        select(item, Strain.slug)
+        .outerjoin(Strain, item.strain_id == Strain.id)
+        .order_by(item.dispensary_id, item.position, item.id)
     )
-    for item, slug in rows:
-        menus[item.dispensary_id].append(
-            MenuEntry(item.name, item.category, item.price, item.unit, slug)
+    for entry, slug in rows:
+        menus[entry.dispensary_id].append(
+            MenuEntry(entry.name, entry.category, entry.price, entry.unit, slug, entry.strain_id)
         )
     return menus
 
 
 def reviews_by_dispensary(
-    session: Session, ids: Iterable[int], *, per_dispensary: int = REVIEWS_SHOWN
+    session: Session, ids: Iterable[int], *, limit: int = REVIEWS_SHOWN
 ) -> dict[int, list[Review]]:
-    """Return up to ``per_dispensary`` newest reviews per dispensary, keyed by dispensary id."""
+    """Return up to ``limit`` newest reviews per dispensary, keyed by dispensary id."""
     reviews: dict[int, list[Review]] = {id_: [] for id_ in ids}
     if not reviews:
         return reviews
-    rows = session.scalars(
-        select(Review)
-        .where(Review.dispensary_id.in_(reviews))
-        .order_by(Review.dispensary_id, Review.date.desc(), Review.id.desc())
-    )
-    for review in rows:
-        bucket = reviews[review.dispensary_id]
-        if len(bucket) < per_dispensary:
-            bucket.append(review)
+    stmt = select(Review).where(Review.dispensary_id.in_(reviews))
+    newest = (Review.date.desc(), Review.id.desc())
+    for review in session.scalars(
+        top_per_parent(stmt, Review, Review.dispensary_id, newest, limit)
+    ):
+        reviews[review.dispensary_id].append(review)
     return reviews
 
 
@@ -159,3 +164,47 @@ def dispensaries_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Dispe
     if not wanted:
         return {}
     return {d.id: d for d in session.scalars(select(Dispensary).where(Dispensary.id.in_(wanted)))}
+
+
+def dispensaries_by_public_ids(
+    session: Session, public_ids: Iterable[str]
+) -> dict[str, Dispensary]:
+    """Return the dispensaries with the given ``disp_<n>`` ids, keyed by that id."""
+    wanted = set(public_ids)
+    if not wanted:
+        return {}
+    rows = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))
+    return {d.public_id: d for d in rows}
+
+
+def dispensaries_by_strain(
+    session: Session, strain_ids: Iterable[int], *, state: str | None, limit: int
+) -> dict[int, list[Dispensary]]:
+    """Return up to ``limit`` dispensaries (by name) whose menu lists each strain, by strain id."""
+    found: dict[int, list[Dispensary]] = {id_: [] for id_ in strain_ids}
+    if not found:
+        return found
+    listed = (
+        select(MenuItem.strain_id, MenuItem.dispensary_id)
+        .where(MenuItem.strain_id.in_(found))
+        .distinct()
+        .subquery()
+    )
+    number = func.row_number().over(
+        partition_by=listed.c.strain_id, order_by=(Dispensary.sort_key, Dispensary.id)
+    )
+    ranked = (
+        select(listed.c.strain_id.label("listed_strain_id"), Dispensary, number.label("rank"))
+        .join(Dispensary, Dispensary.id == listed.c.dispensary_id)
+        .where(*([Dispensary.state == state] if state else []))
+        .subquery()
+    )
+    row = aliased(Dispensary, ranked)
+    rows = session.execute(
+        select(ranked.c.listed_strain_id, row)
+        .where(ranked.c.rank <= limit)
+        .order_by(ranked.c.listed_strain_id, ranked.c.rank)
+    )
+    for strain_id, dispensary in rows:
+        found[strain_id].append(dispensary)
+    return found

@@ -3,8 +3,8 @@
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select, func
-from sqlalchemy.orm import Session
+from sqlalchemy import Select, func, select
+from sqlalchemy.orm import Session, aliased
 
 from .errors import InvalidParameter
 
@@ -76,3 +76,21 @@ def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: 
     if returned < page.limit and (returned or page.offset == 0):
         return page.offset + returned
     return count(session, stmt)
+
+
+def top_per_parent(
+    stmt: Select[Any], entity: type, parent: Any, order: tuple[Any, ...], limit: int
+) -> Select[Any]:
+    """Rewrite ``stmt`` (selecting ``entity``) to keep the first ``limit`` rows per ``parent``.
+
+    A row number partitioned by the parent key does in one statement what a LIMIT per parent
+    would need one statement each for.
+    """
+    number = func.row_number().over(partition_by=parent, order_by=order).label("row_number")
+    ranked = stmt.add_columns(number).subquery()
+    row = aliased(entity, ranked)
+    return (
+        select(row)
+        .where(ranked.c.row_number <= limit)
+        .order_by(ranked.c[parent.key], ranked.c.row_number)
+    )

@@ -6,7 +6,7 @@ from typing import Any
 from sqlalchemy import Select, select
 from sqlalchemy.orm import Session, selectinload
 
-from models import Strain, StrainEffect, StrainFlavor
+from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
 
 from .errors import NotFound
 from .filters import StrainFilters
@@ -72,3 +72,31 @@ def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
         )
     )
     return {strain.id: strain for strain in rows}
+
+
+def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain]:
+    """Return the strains with the given slugs (effects and flavors loaded), keyed by slug."""
+    wanted = set(slugs)
+    if not wanted:
+        return {}
+    rows = session.scalars(
+        select(Strain)
+        .where(Strain.slug.in_(wanted))
+        .options(selectinload(Strain.effects), selectinload(Strain.flavors))
+    )
+    return {strain.slug: strain for strain in rows}
+
+
+def terpenes_by_strain(session: Session, ids: Iterable[int]) -> dict[int, list[str]]:
+    """Return each strain's terpene names in order, keyed by strain id (all ids present)."""
+    found: dict[int, list[str]] = {id_: [] for id_ in ids}
+    if not found:
+        return found
+    rows = session.execute(
+        select(StrainTerpene.strain_id, StrainTerpene.name)
+        .where(StrainTerpene.strain_id.in_(found))
+        .order_by(StrainTerpene.strain_id, StrainTerpene.position)
+    )
+    for strain_id, name in rows:
+        found[strain_id].append(name)
+    return found

@@ -1,0 +1,40 @@
+"""Per-request batch cache: one query per relation for every sibling seen so far.
+
+Strawberry's DataLoader needs an event loop, which the sync Flask view does not run. Instead,
+resolvers that build a list of objects register their keys here; the first time any of those
+objects asks for a relation, the relation is fetched for all registered siblings in one statement
+and cached for the rest of the request.
+"""
+
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
+
+
+class BatchCache:
+    def __init__(self) -> None:
+        self._seen: dict[str, dict[Hashable, None]] = {}
+        self._loaded: dict[Hashable, dict[Hashable, Any]] = {}
+
+    def register(self, kind: str, keys: Iterable[Hashable]) -> None:
+        """Remember ``keys`` as objects of ``kind`` that later resolvers may ask about."""
+        self._seen.setdefault(kind, {}).update(dict.fromkeys(keys))
+
+    def load(
+        self,
+        relation: Hashable,
+        kind: str,
+        key: Hashable,
+        fetch: Callable[[list[Any]], dict[Any, Any]],
+    ) -> Any:
+        """Return ``relation`` for ``key``; on a miss fetch it for every pending sibling at once.
+
+        ``relation`` names the relation and its arguments (e.g. ("deals", 20)); ``fetch`` takes
+        a list of keys and returns a dict with an entry for each of them.
+        """
+        cache = self._loaded.setdefault(relation, {})
+        if key not in cache:
+            pending = [k for k in self._seen.get(kind, {}) if k not in cache]
+            if key not in pending:
+                pending.append(key)
+            cache.update(fetch(pending))
+        return cache.get(key)

@@ -1,0 +1,229 @@
+"""The Query root and the schema with its abuse limits."""
+
+import strawberry
+from strawberry import Info
+from strawberry.extensions import (
+    MaxAliasesLimiter,
+    MaxTokensLimiter,
+    ParserCache,
+    QueryDepthLimiter,
+    ValidationCache,
+)
+
+from service import deals, dispensaries, doctors, laws, search, strains
+from service.dispensaries import dispensaries_by_public_ids
+from service.doctors import doctors_by_public_ids
+from service.errors import NotFound
+from service.filters import (
+    DealFilters,
+    DispensaryFilters,
+    DoctorFilters,
+    SearchQuery,
+    StrainFilters,
+)
+from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequest
+
+from .context import Context
+from .enums import DispensaryType, SearchType, StrainType
+from .errors import ShapeErrors
+from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
+
+MAX_DEPTH = 10
+MAX_ALIASES = 15
+MAX_TOKENS = 2_000
+
+
+def _value(enum_member) -> str | None:
+    return enum_member.value if enum_member is not None else None
+
+
+def _search_items(info: Info[Context, None], hits) -> list:
+    ctx = info.context
+    by_kind: dict[str, list[str]] = {}
+    for hit in hits:
+        by_kind.setdefault(hit.type, []).append(hit.key)
+    found = {
+        "strain": strains.strains_by_slugs(ctx.session, by_kind.get("strain", [])),
+        "dispensary": dispensaries_by_public_ids(ctx.session, by_kind.get("dispensary", [])),
+        "doctor": doctors_by_public_ids(ctx.session, by_kind.get("doctor", [])),
+        "deal": deals.deals_by_public_ids(ctx.session, by_kind.get("deal", [])),
+    }
+    build = {
+        "strain": Strain.from_model,
+        "dispensary": Dispensary.from_model,
+        "doctor": Doctor.from_model,
+        "deal": Deal.from_model,
+    }
+    return [build[hit.type](found[hit.type][hit.key], info) for hit in hits]
+
+
+@strawberry.type
+class Query:
+    @strawberry.field(description="Strains by type, effect, flavor, THC and CBD range; by name.")
+    def strains(
+        self,
+        info: Info[Context, None],
+        type: StrainType | None = None,
+        effect: str | None = None,
+        flavor: str | None = None,
+        thc_min: float | None = None,
+        thc_max: float | None = None,
+        cbd_min: float | None = None,
+        cbd_max: float | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[Strain] | None:
+        filters = StrainFilters.create(
+            type=_value(type),
+            effect=effect,
+            flavor=flavor,
+            thc_min=thc_min,
+            thc_max=thc_max,
+            cbd_min=cbd_min,
+            cbd_max=cbd_max,
+        )
+        page = strains.list_strains(
+            info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+        )
+        return Page(
+            items=[Strain.from_model(s, info) for s in page.items],
+            total=page.total,
+            limit=page.limit,
+            offset=page.offset,
+        )
+
+    @strawberry.field(description="One strain by slug, or null.")
+    def strain(self, info: Info[Context, None], slug: str) -> Strain | None:
+        try:
+            return Strain.from_model(strains.get_strain(info.context.session, slug), info)
+        except NotFound:
+            return None
+
+    @strawberry.field(description="Dispensaries by place, type and delivery; nearest first by zip.")
+    def dispensaries(
+        self,
+        info: Info[Context, None],
+        state: str | None = None,
+        city: str | None = None,
+        zip: str | None = None,
+        radius: float | None = None,
+        type: DispensaryType | None = None,
+        delivery: bool | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[Dispensary] | None:
+        filters = DispensaryFilters.create(
+            state=state, city=city, zip=zip, radius=radius, type=_value(type), delivery=delivery
+        )
+        page = dispensaries.list_dispensaries(
+            info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+        )
+        items = [Dispensary.from_model(hit.dispensary, info, hit.distance) for hit in page.items]
+        return Page(items=items, total=page.total, limit=page.limit, offset=page.offset)
+
+    @strawberry.field(description="One dispensary by id (disp_<n>), or null.")
+    def dispensary(self, info: Info[Context, None], id: str) -> Dispensary | None:
+        found = dispensaries_by_public_ids(info.context.session, [id])
+        return Dispensary.from_model(found[id], info) if id in found else None
+
+    @strawberry.field(description="Active deals by place and category; soonest expiry first.")
+    def deals(
+        self,
+        info: Info[Context, None],
+        state: str | None = None,
+        city: str | None = None,
+        category: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[Deal] | None:
+        filters = DealFilters.create(state=state, city=city, category=category)
+        page = deals.list_deals(
+            info.context.session,
+            filters,
+            PageRequest.build(limit, offset, maximum=MAX_LIMIT),
+            today=info.context.today,
+        )
+        return Page(
+            items=[Deal.from_model(d, info) for d in page.items],
+            total=page.total,
+            limit=page.limit,
+            offset=page.offset,
+        )
+
+    @strawberry.field(description="Doctors by place and telehealth; by name (limit at most 50).")
+    def doctors(
+        self,
+        info: Info[Context, None],
+        state: str | None = None,
+        city: str | None = None,
+        telehealth: bool | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[Doctor] | None:
+        filters = DoctorFilters.create(state=state, city=city, telehealth=telehealth)
+        page = doctors.list_doctors(
+            info.context.session,
+            filters,
+            PageRequest.build(limit, offset, maximum=DOCTORS_MAX_LIMIT),
+        )
+        return Page(
+            items=[Doctor.from_model(d, info) for d in page.items],
+            total=page.total,
+            limit=page.limit,
+            offset=page.offset,
+        )
+
+    @strawberry.field(description="The law record of one state or territory, or null.")
+    def law(self, info: Info[Context, None], state: str) -> Law | None:
+        try:
+            return Law.from_model(laws.get_law(info.context.session, state))
+        except NotFound:
+            return None
+
+    @strawberry.field(description="Every law record, by state code.")
+    def laws(self, info: Info[Context, None]) -> list[Law]:
+        return [Law.from_model(law) for law in laws.list_laws(info.context.session)]
+
+    @strawberry.field(description="Ranked search across strains, dispensaries, doctors, deals.")
+    def search(
+        self,
+        info: Info[Context, None],
+        q: str,
+        type: SearchType | None = None,
+        state: str | None = None,
+        limit: int = DEFAULT_LIMIT,
+        offset: int = 0,
+    ) -> Page[SearchResult] | None:
+        query = SearchQuery.create(q=q, type=_value(type), state=state)
+        page = search.search(
+            info.context.session,
+            query,
+            PageRequest.build(limit, offset, maximum=MAX_LIMIT),
+            today=info.context.today,
+        )
+        return Page(
+            items=_search_items(info, page.items),
+            total=page.total,
+            limit=page.limit,
+            offset=page.offset,
+        )
+
+
+class ApiSchema(strawberry.Schema):
+    def process_errors(self, errors, execution_context=None) -> None:
+        """Log nothing here: ShapeErrors logs unexpected errors; client errors are not news."""
+
+
+def make_schema() -> strawberry.Schema:
+    """Build the schema; extensions are classes or factories so no state is shared."""
+    return ApiSchema(
+        query=Query,
+        extensions=[
+            lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
+            lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+            lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
+            ParserCache,
+            ValidationCache,
+            ShapeErrors,
+        ],
+    )

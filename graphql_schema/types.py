@@ -1,0 +1,348 @@
+"""Output types built from models by ``from_model``; relations resolve through the batch cache."""
+
+from datetime import date
+from typing import Annotated, Generic, TypeVar
+
+import strawberry
+from strawberry import Info
+
+from models import Deal as DealModel
+from models import Dispensary as DispensaryModel
+from models import Doctor as DoctorModel
+from models import Law as LawModel
+from models import Review as ReviewModel
+from models import Strain as StrainModel
+from service import deals, dispensaries, laws, strains
+from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
+from service.geo import normalise_state
+from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
+
+from .context import Context
+from .enums import DispensaryType, StrainType
+
+T = TypeVar("T")
+NESTED_DEFAULT = DEFAULT_LIMIT
+
+
+def nested_limit(limit: int, maximum: int) -> int:
+    """Validate a nested list's limit exactly as a page limit: clamp high, reject below 1."""
+    return PageRequest.build(limit, 0, maximum=maximum).limit
+
+
+def _iso(day: date) -> str:
+    return day.isoformat()
+
+
+@strawberry.type(description="Cannabis law record of one state or territory.")
+class Law:
+    state: str
+    state_code: str
+    recreational: bool
+    medical: bool
+    possession_limit_oz: float
+    home_grow: bool
+    home_grow_plants: int
+    delivery_legal: bool
+    updated: str
+
+    @classmethod
+    def from_model(cls, law: LawModel) -> "Law":
+        return cls(
+            state=law.state,
+            state_code=law.state_code,
+            recreational=law.recreational,
+            medical=law.medical,
+            possession_limit_oz=law.possession_limit_oz,
+            home_grow=law.home_grow,
+            home_grow_plants=law.home_grow_plants,
+            delivery_legal=law.delivery_legal,
+            updated=_iso(law.updated),
+        )
+
+
+def _law_for(info: Info[Context, None], code: str) -> Law | None:
+    ctx = info.context
+    law = ctx.batch.load("law", "state", code, lambda codes: laws.laws_by_codes(ctx.session, codes))
+    return Law.from_model(law) if law is not None else None
+
+
+@strawberry.type(
+    description="Opening hours per weekday, H:MM-HH:MM in 24-hour time; null = closed."
+)
+class Hours:
+    mon: str | None = None
+    tue: str | None = None
+    wed: str | None = None
+    thu: str | None = None
+    fri: str | None = None
+    sat: str | None = None
+    sun: str | None = None
+
+
+@strawberry.type
+class Review:
+    rating: int
+    text: str
+    author: str
+    date: str
+
+    @classmethod
+    def from_model(cls, review: ReviewModel) -> "Review":
+        return cls(
+            rating=review.rating, text=review.text, author=review.author, date=_iso(review.date)
+        )
+
+
+@strawberry.type(description="One item of a dispensary's menu; price in US dollars.")
+class MenuItem:
+    name: str
+    category: str
+    price: float
+    unit: str
+    strain_slug: str | None
+    _strain_id: strawberry.Private[int | None]
+
+    @strawberry.field(description="The strain, when the item is a strain's flower.")
+    def strain(self, info: Info[Context, None]) -> "Strain | None":
+        if self._strain_id is None:
+            return None
+        ctx = info.context
+        row = ctx.batch.load(
+            "strain",
+            "menu-strain",
+            self._strain_id,
+            lambda ids: strains.strains_by_ids(ctx.session, ids),
+        )
+        return Strain.from_model(row, info) if row is not None else None
+
+    @classmethod
+    def from_entry(cls, entry: MenuEntry) -> "MenuItem":
+        return cls(
+            name=entry.name,
+            category=entry.category,
+            price=entry.price,
+            unit=entry.unit,
+            strain_slug=entry.strain,
+            _strain_id=entry.strain_id,
+        )
+
+
+@strawberry.type(description="A licensed dispensary.")
+class Dispensary:
+    id: str
+    name: str
+    address: str
+    type: DispensaryType
+    rating: float
+    delivery: bool
+    hours: Hours
+    phone: str
+    website: str
+    review_count: int
+    distance: float | None = strawberry.field(
+        default=None, description="Miles from the zip searched; only on ZIP searches."
+    )
+    _pk: strawberry.Private[int] = 0
+    _state: strawberry.Private[str] = ""
+
+    @classmethod
+    def from_model(
+        cls, d: DispensaryModel, info: Info[Context, None], distance: float | None = None
+    ) -> "Dispensary":
+        info.context.batch.register("dispensary", [d.id])
+        info.context.batch.register("state", [d.state])
+        return cls(
+            id=d.public_id,
+            name=d.name,
+            address=d.address,
+            type=DispensaryType(d.type),
+            rating=d.rating,
+            delivery=d.delivery,
+            hours=Hours(**d.hours),
+            phone=d.phone,
+            website=d.website,
+            review_count=d.review_count,
+            distance=distance,
+            _pk=d.id,
+            _state=d.state,
+        )
+
+    @strawberry.field(description="Active deals, soonest expiry first (limit at most 100).")
+    def deals(self, info: Info[Context, None], limit: int = NESTED_DEFAULT) -> list["Deal"]:
+        size = nested_limit(limit, MAX_LIMIT)
+        ctx = info.context
+        rows = ctx.batch.load(
+            ("deals", size),
+            "dispensary",
+            self._pk,
+            lambda ids: deals.deals_by_dispensary(ctx.session, ids, today=ctx.today, limit=size),
+        )
+        return [Deal.from_model(deal, info, dispensary_name=self.name) for deal in rows]
+
+    @strawberry.field(description="Menu in menu order (limit at most 100).")
+    def menu(self, info: Info[Context, None], limit: int = MENU_MAX) -> list[MenuItem]:
+        size = nested_limit(limit, MENU_MAX)
+        ctx = info.context
+        rows = ctx.batch.load(
+            ("menu", size),
+            "dispensary",
+            self._pk,
+            lambda ids: dispensaries.menus_by_dispensary(ctx.session, ids, limit=size),
+        )
+        info.context.batch.register("menu-strain", [e.strain_id for e in rows if e.strain_id])
+        return [MenuItem.from_entry(entry) for entry in rows]
+
+    @strawberry.field(description="Newest reviews first (limit at most 20).")
+    def reviews(self, info: Info[Context, None], limit: int = REVIEWS_SHOWN) -> list[Review]:
+        size = nested_limit(limit, REVIEWS_SHOWN)
+        ctx = info.context
+        rows = ctx.batch.load(
+            ("reviews", size),
+            "dispensary",
+            self._pk,
+            lambda ids: dispensaries.reviews_by_dispensary(ctx.session, ids, limit=size),
+        )
+        return [Review.from_model(review) for review in rows]
+
+    @strawberry.field(description="The law record of the dispensary's state or territory.")
+    def law(self, info: Info[Context, None]) -> Law | None:
+        return _law_for(info, self._state)
+
+
+@strawberry.type(description="An active promotion at one dispensary.")
+class Deal:
+    id: str
+    title: str
+    dispensary_name: str
+    category: str
+    discount: str
+    expires: str
+    _dispensary_pk: strawberry.Private[int] = 0
+
+    @classmethod
+    def from_model(
+        cls, deal: DealModel, info: Info[Context, None], dispensary_name: str | None = None
+    ) -> "Deal":
+        info.context.batch.register("deal-dispensary", [deal.dispensary_id])
+        name = dispensary_name if dispensary_name is not None else deal.dispensary.name
+        return cls(
+            id=deal.public_id,
+            title=deal.title,
+            dispensary_name=name,
+            category=deal.category,
+            discount=deal.discount,
+            expires=_iso(deal.expires),
+            _dispensary_pk=deal.dispensary_id,
+        )
+
+    @strawberry.field(description="The dispensary offering the deal.")
+    def dispensary(self, info: Info[Context, None]) -> Dispensary:
+        ctx = info.context
+        row = ctx.batch.load(
+            "dispensary",
+            "deal-dispensary",
+            self._dispensary_pk,
+            lambda ids: dispensaries.dispensaries_by_ids(ctx.session, ids),
+        )
+        return Dispensary.from_model(row, info)
+
+
+@strawberry.type(description="A medical marijuana physician; price is the fee in US dollars.")
+class Doctor:
+    id: str
+    name: str
+    city: str
+    state: str
+    telehealth: bool
+    rating: float
+    price: float
+
+    @classmethod
+    def from_model(cls, doctor: DoctorModel, info: Info[Context, None]) -> "Doctor":
+        info.context.batch.register("state", [doctor.state])
+        return cls(
+            id=doctor.public_id,
+            name=doctor.name,
+            city=doctor.city,
+            state=doctor.state,
+            telehealth=doctor.telehealth,
+            rating=doctor.rating,
+            price=doctor.price,
+        )
+
+    @strawberry.field(description="The law record of the doctor's state or territory.")
+    def law(self, info: Info[Context, None]) -> Law | None:
+        return _law_for(info, self.state)
+
+
+@strawberry.type(description="A cannabis strain.")
+class Strain:
+    slug: str
+    name: str
+    type: StrainType
+    thc: float
+    cbd: float
+    effects: list[str]
+    flavors: list[str]
+    description: str
+    rating: float
+    review_count: int
+    _pk: strawberry.Private[int] = 0
+
+    @classmethod
+    def from_model(cls, s: StrainModel, info: Info[Context, None]) -> "Strain":
+        info.context.batch.register("strain", [s.id])
+        return cls(
+            slug=s.slug,
+            name=s.name,
+            type=StrainType(s.type),
+            thc=s.thc,
+            cbd=s.cbd,
+            effects=[e.name for e in s.effects],
+            flavors=[f.name for f in s.flavors],
+            description=s.description,
+            rating=s.rating,
+            review_count=s.review_count,
+            _pk=s.id,
+        )
+
+    @strawberry.field
+    def terpenes(self, info: Info[Context, None]) -> list[str]:
+        ctx = info.context
+        return ctx.batch.load(
+            "terpenes",
+            "strain",
+            self._pk,
+            lambda ids: strains.terpenes_by_strain(ctx.session, ids),
+        )
+
+    @strawberry.field(description="Dispensaries whose menu lists the strain, by name.")
+    def dispensaries(
+        self, info: Info[Context, None], state: str | None = None, limit: int = NESTED_DEFAULT
+    ) -> list[Dispensary]:
+        size = nested_limit(limit, MAX_LIMIT)
+        code = normalise_state(state) if state is not None else None
+        ctx = info.context
+        rows = ctx.batch.load(
+            ("dispensaries", code, size),
+            "strain",
+            self._pk,
+            lambda ids: dispensaries.dispensaries_by_strain(
+                ctx.session, ids, state=code, limit=size
+            ),
+        )
+        return [Dispensary.from_model(d, info) for d in rows]
+
+
+SearchResult = Annotated[
+    Strain | Dispensary | Doctor | Deal,
+    strawberry.union("SearchResult", description="A strain, dispensary, doctor or deal."),
+]
+
+
+@strawberry.type(description="One page of results; total/limit/offset mirror REST's meta.")
+class Page(Generic[T]):
+    items: list[T]
+    total: int
+    limit: int
+    offset: int

@@ -1,0 +1,106 @@
+"""The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from cross_web import HTTPException as TransportError
+from flask import Blueprint, Request, Response, abort, request
+from sqlalchemy.orm import Session
+from strawberry.flask.views import GraphQLView
+from strawberry.http import GraphQLHTTPResponse
+from strawberry.http.ides import get_graphql_ide_html
+from strawberry.types import ExecutionResult
+
+from .context import Context
+
+STATIC_URL = "/graphql/static/graphiql"
+CDN = "https://unpkg.com/"
+# CDN path in Strawberry's page -> our vendored copy (same bytes: the integrity hashes hold).
+_CDN_FILES = {
+    "react@18.2.0/umd/react.production.min.js": "react.production.min.js",
+    "react-dom@18.2.0/umd/react-dom.production.min.js": "react-dom.production.min.js",
+    "js-cookie@3.0.5/dist/js.cookie.min.js": "js.cookie.min.js",
+    "graphiql@3.8.3/graphiql.min.css": "graphiql.min.css",
+    "@graphiql/plugin-explorer@1.0.2/dist/style.css": "plugin-explorer.css",
+    "graphiql@3.8.3/graphiql.min.js": "graphiql.min.js",
+    "@graphiql/plugin-explorer@1.0.2/dist/index.umd.js": "plugin-explorer.umd.js",
+}
+EXAMPLE_QUERY = """# Paste your API key into the Headers tab below, then press Run.
+query NearbyWithDeals {
+  dispensaries(zip: "80202", radius: 5, limit: 3) {
+    total
+    items {
+      id
+      name
+      distance
+      deals(limit: 2) { title discount expires }
+      law { recreational possessionLimitOz }
+    }
+  }
+}
+"""
+HEADERS_PLACEHOLDER = '{\\n  "X-API-Key": "paste your key here"\\n}'
+
+assets = Blueprint(
+    "graphiql", __name__, static_folder="static/graphiql", static_url_path=STATIC_URL
+)
+
+
+def offline_graphiql_html() -> str:
+    """Strawberry's GraphiQL page with its CDN assets replaced by our vendored copies."""
+    html = get_graphql_ide_html("graphiql")
+    for path, filename in _CDN_FILES.items():
+        cdn_url = CDN + path
+        if cdn_url not in html:
+            raise RuntimeError(f"GraphiQL page no longer references {cdn_url}; re-vendor assets")
+        html = html.replace(cdn_url, f"{STATIC_URL}/{filename}")
+    start = html.index("const EXAMPLE_QUERY = `") + len("const EXAMPLE_QUERY = `")
+    end = html.index("`;", start)
+    html = html[:start] + EXAMPLE_QUERY + html[end:]
+    return html.replace(
+        "React.useState(parameters.headers)",
+        f"React.useState(parameters.headers || '{HEADERS_PLACEHOLDER}')",
+    ).replace("<title>Strawberry GraphiQL</title>", "<title>Cannabis Data Service GraphQL</title>")
+
+
+class ApiGraphQLView(GraphQLView):
+    """Runs operations with a per-request Context and reports the caller's quota."""
+
+    def __init__(
+        self,
+        *,
+        sessions: Callable[[], Session],
+        quota: Callable[[], dict[str, int] | None],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self._sessions = sessions
+        self._quota = quota
+        self._ide_html = offline_graphiql_html()
+
+    @property
+    def graphql_ide_html(self) -> str:
+        return self._ide_html
+
+    def get_context(self, request: Request, response: Response) -> Context:
+        return Context(session=self._sessions(), today=date.today())
+
+    def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        data = super().process_result(request, result)
+        quota = self._quota()
+        if quota is not None:
+            data["extensions"] = {**(data.get("extensions") or {}), "rateLimit": quota}
+        return data
+
+    def dispatch_request(self) -> Any:
+        try:
+            return self.run(request=request)
+        except TransportError as error:
+            # Malformed transport (bad JSON, no query, batches): the app-wide envelope, not text.
+            abort(error.status_code, description=error.reason)
+
+
+def is_ide_request() -> bool:
+    """True for the GET that loads GraphiQL (no query): needs no key, charges no quota."""
+    return request.method == "GET" and "query" not in request.args
