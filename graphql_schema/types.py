@@ -1,5 +1,11 @@
-"""Output types built from models by ``from_model``; relations resolve through the batch cache."""
+"""Output types built from models by ``from_model``; relations resolve through the batch cache.
 
+graphql-core resolves depth-first, so a grandchild asks for its relation before its cousins have
+been built. Each relation therefore registers the children it fetched (for every parent at once)
+as soon as it fetches them, so the grandchildren's relation is again one statement for all.
+"""
+
+from collections.abc import Iterable
 from datetime import date
 from typing import Annotated, Generic, TypeVar
 
@@ -31,6 +37,16 @@ def nested_limit(limit: int, maximum: int) -> int:
 
 def _iso(day: date) -> str:
     return day.isoformat()
+
+
+def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel]) -> None:
+    rows = list(rows)
+    ctx.batch.register("dispensary", [d.id for d in rows])
+    ctx.batch.register("state", [d.state for d in rows])
+
+
+def _seen_strains(ctx: Context, rows: Iterable[StrainModel]) -> None:
+    ctx.batch.register("strain", [s.id for s in rows])
 
 
 @strawberry.type(description="Cannabis law record of one state or territory.")
@@ -102,19 +118,6 @@ class MenuItem:
     strain_slug: str | None
     _strain_id: strawberry.Private[int | None]
 
-    @strawberry.field(description="The strain, when the item is a strain's flower.")
-    def strain(self, info: Info[Context, None]) -> "Strain | None":
-        if self._strain_id is None:
-            return None
-        ctx = info.context
-        row = ctx.batch.load(
-            "strain",
-            "menu-strain",
-            self._strain_id,
-            lambda ids: strains.strains_by_ids(ctx.session, ids),
-        )
-        return Strain.from_model(row, info) if row is not None else None
-
     @classmethod
     def from_entry(cls, entry: MenuEntry) -> "MenuItem":
         return cls(
@@ -125,6 +128,20 @@ class MenuItem:
             strain_slug=entry.strain,
             _strain_id=entry.strain_id,
         )
+
+    @strawberry.field(description="The strain, when the item is a strain's flower.")
+    def strain(self, info: Info[Context, None]) -> "Strain | None":
+        if self._strain_id is None:
+            return None
+        ctx = info.context
+
+        def fetch(ids: list[int]) -> dict[int, StrainModel]:
+            found = strains.strains_by_ids(ctx.session, ids)
+            _seen_strains(ctx, found.values())
+            return found
+
+        row = ctx.batch.load("strain", "menu-strain", self._strain_id, fetch)
+        return Strain.from_model(row, info) if row is not None else None
 
 
 @strawberry.type(description="A licensed dispensary.")
@@ -149,8 +166,7 @@ class Dispensary:
     def from_model(
         cls, d: DispensaryModel, info: Info[Context, None], distance: float | None = None
     ) -> "Dispensary":
-        info.context.batch.register("dispensary", [d.id])
-        info.context.batch.register("state", [d.state])
+        _seen_dispensaries(info.context, [d])
         return cls(
             id=d.public_id,
             name=d.name,
@@ -171,25 +187,28 @@ class Dispensary:
     def deals(self, info: Info[Context, None], limit: int = NESTED_DEFAULT) -> list["Deal"]:
         size = nested_limit(limit, MAX_LIMIT)
         ctx = info.context
-        rows = ctx.batch.load(
-            ("deals", size),
-            "dispensary",
-            self._pk,
-            lambda ids: deals.deals_by_dispensary(ctx.session, ids, today=ctx.today, limit=size),
-        )
+
+        def fetch(ids: list[int]) -> dict[int, list[DealModel]]:
+            found = deals.deals_by_dispensary(ctx.session, ids, today=ctx.today, limit=size)
+            owners = [deal.dispensary_id for rows in found.values() for deal in rows]
+            ctx.batch.register("deal-dispensary", owners)
+            return found
+
+        rows = ctx.batch.load(("deals", size), "dispensary", self._pk, fetch)
         return [Deal.from_model(deal, info, dispensary_name=self.name) for deal in rows]
 
     @strawberry.field(description="Menu in menu order (limit at most 100).")
     def menu(self, info: Info[Context, None], limit: int = MENU_MAX) -> list[MenuItem]:
         size = nested_limit(limit, MENU_MAX)
         ctx = info.context
-        rows = ctx.batch.load(
-            ("menu", size),
-            "dispensary",
-            self._pk,
-            lambda ids: dispensaries.menus_by_dispensary(ctx.session, ids, limit=size),
-        )
-        info.context.batch.register("menu-strain", [e.strain_id for e in rows if e.strain_id])
+
+        def fetch(ids: list[int]) -> dict[int, list[MenuEntry]]:
+            found = dispensaries.menus_by_dispensary(ctx.session, ids, limit=size)
+            listed = [e.strain_id for rows in found.values() for e in rows if e.strain_id]
+            ctx.batch.register("menu-strain", listed)
+            return found
+
+        rows = ctx.batch.load(("menu", size), "dispensary", self._pk, fetch)
         return [MenuItem.from_entry(entry) for entry in rows]
 
     @strawberry.field(description="Newest reviews first (limit at most 20).")
@@ -238,12 +257,13 @@ class Deal:
     @strawberry.field(description="The dispensary offering the deal.")
     def dispensary(self, info: Info[Context, None]) -> Dispensary:
         ctx = info.context
-        row = ctx.batch.load(
-            "dispensary",
-            "deal-dispensary",
-            self._dispensary_pk,
-            lambda ids: dispensaries.dispensaries_by_ids(ctx.session, ids),
-        )
+
+        def fetch(ids: list[int]) -> dict[int, DispensaryModel]:
+            found = dispensaries.dispensaries_by_ids(ctx.session, ids)
+            _seen_dispensaries(ctx, found.values())
+            return found
+
+        row = ctx.batch.load("dispensary", "deal-dispensary", self._dispensary_pk, fetch)
         return Dispensary.from_model(row, info)
 
 
@@ -291,7 +311,7 @@ class Strain:
 
     @classmethod
     def from_model(cls, s: StrainModel, info: Info[Context, None]) -> "Strain":
-        info.context.batch.register("strain", [s.id])
+        _seen_strains(info.context, [s])
         return cls(
             slug=s.slug,
             name=s.name,
@@ -323,14 +343,13 @@ class Strain:
         size = nested_limit(limit, MAX_LIMIT)
         code = normalise_state(state) if state is not None else None
         ctx = info.context
-        rows = ctx.batch.load(
-            ("dispensaries", code, size),
-            "strain",
-            self._pk,
-            lambda ids: dispensaries.dispensaries_by_strain(
-                ctx.session, ids, state=code, limit=size
-            ),
-        )
+
+        def fetch(ids: list[int]) -> dict[int, list[DispensaryModel]]:
+            found = dispensaries.dispensaries_by_strain(ctx.session, ids, state=code, limit=size)
+            _seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
+            return found
+
+        rows = ctx.batch.load(("dispensaries", code, size), "strain", self._pk, fetch)
         return [Dispensary.from_model(d, info) for d in rows]
 
 

@@ -58,18 +58,14 @@ def get_strain(session: Session, slug: str) -> Strain:
 
 
 def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
-    """Return the strains with the given primary keys (traits loaded), keyed by id."""
+    """Return the strains with the given primary keys (effects, flavors loaded), keyed by id."""
     wanted = set(ids)
     if not wanted:
         return {}
     rows = session.scalars(
         select(Strain)
         .where(Strain.id.in_(wanted))
-        .options(
-            selectinload(Strain.effects),
-            selectinload(Strain.flavors),
-            selectinload(Strain.terpenes),
-        )
+        .options(selectinload(Strain.effects), selectinload(Strain.flavors))
     )
     return {strain.id: strain for strain in rows}
 

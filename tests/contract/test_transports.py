@@ -1,0 +1,222 @@
+"""REST and GraphQL are two parsers over one service: same answers, same errors, one quota."""
+
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from service import keys
+
+# resource -> (REST path, GraphQL field, key field, GraphQL key field)
+RESOURCES = {
+    "strains": ("/api/v1/strains", "strains", "slug", "slug"),
+    "dispensaries": ("/api/v1/dispensaries", "dispensaries", "id", "id"),
+    "deals": ("/api/v1/deals", "deals", "id", "id"),
+    "doctors": ("/api/v1/doctors", "doctors", "id", "id"),
+}
+CAMEL = {"thc_min": "thcMin", "thc_max": "thcMax", "cbd_min": "cbdMin", "cbd_max": "cbdMax"}
+ENUM_PARAMS = {("strains", "type"), ("dispensaries", "type"), ("search", "type")}
+NUMBERS = {"limit", "offset", "thc_min", "thc_max", "cbd_min", "cbd_max", "radius"}
+BOOLEANS = {"delivery", "telehealth"}
+
+
+def _graphql_literal(resource: str, name: str, value: str) -> str:
+    if (resource, name) in ENUM_PARAMS:
+        return value.upper()
+    if name in NUMBERS:
+        return value
+    if name in BOOLEANS:
+        return value.lower()
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _graphql_args(resource: str, params: dict[str, str]) -> str:
+    if not params:
+        return ""
+    parts = [f"{CAMEL.get(k, k)}: {_graphql_literal(resource, k, v)}" for k, v in params.items()]
+    return "(" + ", ".join(parts) + ")"
+
+
+class Transports:
+    def __init__(self, client: FlaskClient, key: str) -> None:
+        self.client = client
+        self.key = key
+
+    def rest(self, path: str, params: dict[str, str]) -> dict[str, Any]:
+        response = self.client.get(path, query_string=params, headers={"X-API-Key": self.key})
+        return {"status": response.status_code, **response.get_json()}
+
+    def graphql(self, query: str) -> dict[str, Any]:
+        response = self.client.post(
+            "/graphql", json={"query": query}, headers={"X-API-Key": self.key}
+        )
+        assert response.status_code == 200, response.get_data(as_text=True)
+        return response.get_json()
+
+    def list_both(self, resource: str, params: dict[str, str]) -> tuple[tuple, tuple]:
+        path, field, rest_key, gql_key = RESOURCES[resource]
+        rest = self.rest(path, params)
+        assert rest["status"] == 200, rest
+        gql = self.graphql(
+            f"{{ {field}{_graphql_args(resource, params)} "
+            f"{{ total limit offset items {{ {gql_key} }} }} }}"
+        )
+        page = gql["data"][field]
+        return (
+            ([item[rest_key] for item in rest["data"]], *rest["meta"].values()),
+            (
+                [item[gql_key] for item in page["items"]],
+                page["total"],
+                page["limit"],
+                page["offset"],
+            ),
+        )
+
+
+@pytest.fixture
+def both(client: FlaskClient, api_keys: dict) -> Transports:
+    return Transports(client, api_keys["enterprise"])
+
+
+LIST_CASES = [
+    ("strains", {}),
+    ("strains", {"type": "indica"}),
+    ("strains", {"effect": "relaxed", "thc_min": "15"}),
+    ("strains", {"flavor": "Earthy", "cbd_max": "1.5"}),
+    ("strains", {"cbd_min": "5", "limit": "7", "offset": "2"}),
+    ("strains", {"limit": "500"}),
+    ("dispensaries", {"state": "ca"}),
+    ("dispensaries", {"zip": "94110", "radius": "150"}),
+    ("dispensaries", {"type": "medical", "limit": "100"}),
+    ("dispensaries", {"delivery": "true", "offset": "5"}),
+    ("deals", {}),
+    ("deals", {"state": "CA"}),
+    ("deals", {"category": "Flower", "limit": "100"}),
+    ("doctors", {"state": "ny"}),
+    ("doctors", {"telehealth": "false", "limit": "80"}),
+]
+
+
+@pytest.mark.parametrize(("resource", "params"), LIST_CASES)
+def test_same_filters_give_the_same_ids_order_and_meta(
+    both: Transports, resource: str, params: dict[str, str]
+) -> None:
+    rest, gql = both.list_both(resource, params)
+    assert rest == gql
+    assert rest[1] > 0, "the case should match something"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"q": "blue"},
+        {"q": "kush", "type": "strains"},
+        {"q": "a", "state": "CA", "limit": "100"},
+        {"q": "off", "type": "deals", "offset": "3"},
+    ],
+)
+def test_search_gives_the_same_hits_in_the_same_order(
+    both: Transports, params: dict[str, str]
+) -> None:
+    rest = both.rest("/api/v1/search", params)
+    gql = both.graphql(
+        f"{{ search{_graphql_args('search', params)} {{ total limit offset items {{ __typename "
+        "... on Strain { name slug } ... on Dispensary { name id } ... on Doctor { name id } "
+        "... on Deal { title id } } } }"
+    )["data"]["search"]
+    rest_items = [(i["type"], i["name"], i.get("slug") or i.get("id")) for i in rest["data"]]
+    gql_items = [
+        (i["__typename"].lower(), i.get("name") or i.get("title"), i.get("slug") or i.get("id"))
+        for i in gql["items"]
+    ]
+    assert rest_items == gql_items
+    assert list(rest["meta"].values()) == [gql["total"], gql["limit"], gql["offset"]]
+
+
+ERROR_CASES = [
+    ("strains", {"limit": "0"}, "limit"),
+    ("strains", {"thc_min": "30", "thc_max": "10"}, "thc_min"),
+    ("strains", {"cbd_max": "101"}, "cbd_max"),
+    ("strains", {"effect": "<script>"}, "effect"),
+    ("dispensaries", {"state": "XX"}, "state"),
+    ("dispensaries", {"zip": "00000"}, "zip"),
+    ("dispensaries", {"radius": "10"}, "radius"),
+    ("deals", {"category": "seeds"}, "category"),
+    ("deals", {"offset": "2000000"}, "offset"),
+    ("doctors", {"city": " "}, "city"),
+]
+
+
+@pytest.mark.parametrize(("resource", "params", "param"), ERROR_CASES)
+def test_invalid_arguments_fail_with_the_same_message_and_code(
+    both: Transports, resource: str, params: dict[str, str], param: str
+) -> None:
+    path, field, _rest_key, _gql_key = RESOURCES[resource]
+    rest = both.rest(path, params)
+    gql = both.graphql(f"{{ {field}{_graphql_args(resource, params)} {{ total }} }}")
+    assert rest["status"] == 400
+    [error] = gql["errors"]
+    assert error["message"] == rest["error"]["message"]
+    assert error["extensions"]["code"] == rest["error"]["code"] == 400
+    assert error["extensions"]["param"] == rest["error"]["param"] == param
+    assert gql["data"] == {field: None}
+
+
+@pytest.mark.parametrize("q", ["", "   ", "x" * 201])
+def test_bad_search_text_fails_alike(both: Transports, q: str) -> None:
+    rest = both.rest("/api/v1/search", {"q": q})
+    gql = both.graphql(f'{{ search(q: "{q}") {{ total }} }}')
+    assert gql["errors"][0]["message"] == rest["error"]["message"]
+    assert gql["errors"][0]["extensions"]["code"] == 400
+
+
+def test_missing_and_invalid_keys_get_the_same_401_envelope(client: FlaskClient) -> None:
+    for headers in ({}, {"X-API-Key": "cds_live_" + "A" * 32}):
+        rest = client.get("/api/v1/laws/CA", headers=headers)
+        gql = client.post("/graphql", json={"query": "{ laws { state } }"}, headers=headers)
+        assert rest.status_code == gql.status_code == 401
+        assert rest.get_json()["error"]["message"] == gql.get_json()["error"]["message"]
+        assert gql.get_json()["success"] is False
+
+
+def test_one_quota_is_shared_by_rest_and_graphql(app: Flask, client: FlaskClient) -> None:
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="free", name="contract").plaintext
+        db.commit()
+    headers = {"X-API-Key": key}
+    remaining = []
+    for i in range(100):
+        if i % 2:
+            response = client.post(
+                "/graphql", json={"query": '{ law(state: "CA") { state } }'}, headers=headers
+            )
+            assert response.get_json()["extensions"]["rateLimit"]["remaining"] == 99 - i
+        else:
+            response = client.get("/api/v1/laws/CA", headers=headers)
+        assert response.status_code == 200
+        remaining.append(int(response.headers["X-RateLimit-Remaining"]))
+    assert remaining == list(range(99, -1, -1))
+    for blocked in (
+        client.get("/api/v1/laws/CA", headers=headers),
+        client.post("/graphql", json={"query": "{ laws { state } }"}, headers=headers),
+    ):
+        assert blocked.status_code == 429
+        assert blocked.get_json()["error"]["code"] == 429
+        assert blocked.headers["X-RateLimit-Limit"] == "100"
+        assert int(blocked.headers["Retry-After"]) > 0
+
+
+def test_graphiql_page_needs_no_key_and_is_not_charged(app: Flask, client: FlaskClient) -> None:
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="free", name="ide").plaintext
+        db.commit()
+    page = client.get("/graphql", headers={"Accept": "text/html"})
+    assert page.status_code == 200
+    assert "unpkg.com" not in page.get_data(as_text=True)
+    assert "/graphql/static/graphiql/graphiql.min.js" in page.get_data(as_text=True)
+    with client.get("/graphql/static/graphiql/graphiql.min.js") as asset:
+        assert asset.status_code == 200
+        assert asset.content_type.startswith("text/javascript")
+    response = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
+    assert response.headers["X-RateLimit-Remaining"] == "99"

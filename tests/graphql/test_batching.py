@@ -1,0 +1,87 @@
+"""Nested relations are batched: statements per query do not grow with the page size."""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import event
+
+NESTED = """
+query Nested($limit: Int!) {
+  dispensaries(limit: $limit) {
+    total
+    items {
+      id
+      deals { id dispensary { id } }
+      menu { name strain { slug terpenes } }
+      reviews { rating }
+      law { stateCode }
+    }
+  }
+}
+"""
+STRAINS_NESTED = """
+query StrainsNested($limit: Int!) {
+  strains(limit: $limit) {
+    items { slug terpenes dispensaries(limit: 3) { id law { stateCode } } }
+  }
+}
+"""
+
+
+@contextmanager
+def counted_statements(app: Flask) -> Iterator[list[str]]:
+    statements: list[str] = []
+    engine = app.extensions["cds.engine"]
+
+    def record(_conn, _cursor, statement, *_args) -> None:
+        statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+def _run(app: Flask, client: FlaskClient, key: str, query: str, limit: int) -> tuple[dict, int]:
+    with counted_statements(app) as statements:
+        response = client.post(
+            "/graphql",
+            json={"query": query, "variables": {"limit": limit}},
+            headers={"X-API-Key": key},
+        )
+    assert response.status_code == 200
+    body = response.get_json()
+    assert "errors" not in body, body.get("errors")
+    return body["data"], len(statements)
+
+
+@pytest.mark.parametrize("query", [NESTED, STRAINS_NESTED], ids=["dispensaries", "strains"])
+def test_statement_count_is_the_same_for_5_and_100_parents(
+    app: Flask, client: FlaskClient, api_keys: dict, query: str
+) -> None:
+    small, small_count = _run(app, client, api_keys["enterprise"], query, 5)
+    large, large_count = _run(app, client, api_keys["enterprise"], query, 100)
+    assert len(next(iter(small.values()))["items"]) == 5
+    assert len(next(iter(large.values()))["items"]) == 100
+    assert small_count == large_count
+
+
+def test_nested_dispensary_page_uses_one_statement_per_relation(
+    app: Flask, client: FlaskClient, api_keys: dict
+) -> None:
+    _data, statements = _run(app, client, api_keys["enterprise"], NESTED, 100)
+    # key lookup, page, count, deals, deal->dispensary, menu, menu->strain (+ its effects and
+    # flavors), terpenes, reviews, law
+    assert statements == 12
+
+
+def test_strain_page_with_nested_dispensaries_and_laws_is_eight_statements(
+    app: Flask, client: FlaskClient, api_keys: dict
+) -> None:
+    _data, statements = _run(app, client, api_keys["enterprise"], STRAINS_NESTED, 100)
+    # key lookup, page (+ effects, flavors), count, terpenes, strain->dispensaries, law
+    assert statements == 8
