@@ -29,6 +29,9 @@ CASES = [
     ("laws", "/api/v1/laws/CA"),
     ("search", "/api/v1/search?q=blue&limit=20"),
 ]
+NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
+  deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
+  law { recreational possessionLimitOz } } } }"""
 
 
 def main() -> None:
@@ -59,7 +62,35 @@ def main() -> None:
             samples.append((time.perf_counter() - t0) * 1000)
         p95 = statistics.quantiles(samples, n=20)[-1]
         print(f"{name:<26}{response.status_code:>7}{statistics.median(samples):>11.2f}{p95:>9.2f}")
+    nested = _median_ms(args.repeat, lambda: _graphql(client, headers, NESTED_QUERY))
+    rest_calls = _median_ms(args.repeat // 4 or 1, lambda: _rest_equivalent(client, headers))
+    print(f"{'graphql nested page (20)':<26}{200:>7}{nested:>11.2f}")
+    print(f"{'same data over REST (22)':<26}{200:>7}{rest_calls:>11.2f}")
     app.extensions[ENGINE_EXTENSION].dispose()
+
+
+def _median_ms(repeat: int, call) -> float:
+    call()
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        call()
+        samples.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(samples)
+
+
+def _graphql(client, headers: dict, query: str) -> None:
+    response = client.post("/graphql", json={"query": query}, headers=headers)
+    if response.status_code != 200 or "errors" in response.get_json():
+        raise RuntimeError(f"GraphQL case failed: {response.get_data(as_text=True)[:300]}")
+
+
+def _rest_equivalent(client, headers: dict) -> None:
+    """The REST calls a client needs for the nested page: list, each detail (menu), the law."""
+    page = client.get("/api/v1/dispensaries?state=CO&limit=20", headers=headers).get_json()
+    for item in page["data"]:
+        assert client.get(f"/api/v1/dispensaries/{item['id']}", headers=headers).status_code == 200
+    assert client.get("/api/v1/laws/CO", headers=headers).status_code == 200
 
 
 if __name__ == "__main__":

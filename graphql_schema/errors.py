@@ -1,16 +1,23 @@
-"""Error shaping: our errors keep message and code; anything unexpected is masked and logged."""
+"""Error shaping: our errors keep message and code; anything unexpected is masked and logged.
+
+Shaping happens once, on the finished result (see view.py), so it also covers errors raised by
+schema extensions during parsing and validation, which never reach an execution-time hook.
+"""
 
 import logging
-from collections.abc import Callable
+from collections.abc import Iterator
 
+from graphql import SelectionSetNode, visit
 from graphql.error import GraphQLError
-from strawberry.extensions import MaskErrors
+from graphql.language import Visitor
+from strawberry.extensions import SchemaExtension
 
 from service.errors import ServiceError
 
 log = logging.getLogger(__name__)
 UNEXPECTED = "Unexpected error"
-# Errors GraphQL itself reports (syntax, validation, depth/alias/token limits) are client errors.
+# Errors GraphQL itself reports (syntax, validation, variables, depth/alias/token limits) are
+# the client's: the same code as REST's 400.
 CLIENT_ERROR_CODE = 400
 
 
@@ -33,18 +40,30 @@ def shape_error(error: GraphQLError) -> GraphQLError:
         if original.param is not None:
             extra["param"] = original.param
         return _rebuild(error, original.message, extra)
-    if original is None:
+    if original is None or isinstance(original, GraphQLError):
         return _rebuild(error, error.message, {"code": CLIENT_ERROR_CODE})
-    log.error("unexpected error in GraphQL resolver at %s", error.path, exc_info=original)
+    log.error("unexpected error in GraphQL at %s", error.path, exc_info=original)
     return _rebuild(error, UNEXPECTED, {"code": 500})
 
 
-class ShapeErrors(MaskErrors):
-    """MaskErrors that rewrites every error through ``shape_error`` instead of masking all."""
-
-    def __init__(self, shape: Callable[[GraphQLError], GraphQLError] = shape_error) -> None:
+class _EmptySelections(Visitor):
+    def __init__(self) -> None:
         super().__init__()
-        self._shape = shape
+        self.found = False
 
-    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
-        return [self._shape(error) for error in errors]
+    def enter_selection_set(self, node: SelectionSetNode, *_args) -> None:
+        if not node.selections:
+            self.found = True
+
+
+class RejectEmptySelectionSets(SchemaExtension):
+    """Refuse ``{ }`` before the other validators (which assume at least one selection) run."""
+
+    def on_validate(self) -> Iterator[None]:
+        document = self.execution_context.graphql_document
+        if document is not None:
+            visitor = _EmptySelections()
+            visit(document, visitor)
+            if visitor.found:
+                raise GraphQLError("Selection sets must not be empty: select at least one field")
+        yield

@@ -25,7 +25,7 @@ from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequ
 
 from .context import Context
 from .enums import DispensaryType, SearchType, StrainType
-from .errors import ShapeErrors
+from .errors import RejectEmptySelectionSets
 from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
 
 MAX_DEPTH = 10
@@ -211,7 +211,7 @@ class Query:
 
 class ApiSchema(strawberry.Schema):
     def process_errors(self, errors, execution_context=None) -> None:
-        """Log nothing here: ShapeErrors logs unexpected errors; client errors are not news."""
+        """Log nothing here: the view logs unexpected errors; client errors are not news."""
 
 
 def make_schema() -> strawberry.Schema:
@@ -219,11 +219,11 @@ def make_schema() -> strawberry.Schema:
     return ApiSchema(
         query=Query,
         extensions=[
+            RejectEmptySelectionSets,
             lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
             lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             ParserCache,
             ValidationCache,
-            ShapeErrors,
         ],
     )

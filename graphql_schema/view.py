@@ -13,6 +13,7 @@ from strawberry.http.ides import get_graphql_ide_html
 from strawberry.types import ExecutionResult
 
 from .context import Context
+from .errors import shape_error
 
 STATIC_URL = "/graphql/static/graphiql"
 CDN = "https://unpkg.com/"
@@ -87,6 +88,8 @@ class ApiGraphQLView(GraphQLView):
         return Context(session=self._sessions(), today=date.today())
 
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
+        if result.errors:
+            result.errors = [shape_error(error) for error in result.errors]
         data = super().process_result(request, result)
         quota = self._quota()
         if quota is not None:
