@@ -8,12 +8,14 @@ from .args import DealArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
+from .openapi import SUCCESS_HEADERS, errors
 from .schemas import DealSchema, page_envelope
 
 
 @bp.get("/deals")
 @bp.arguments(DealArgs, location="query", as_kwargs=False)
-@bp.response(200, page_envelope(DealSchema, "DealPage"))
+@bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
 def list_deals(args):
     """Active deals (expiring today or later), soonest expiry first."""
     filters, page = args

@@ -6,12 +6,14 @@ from .args import DispensaryArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok, ok_page
+from .openapi import SUCCESS_HEADERS, errors
 from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
 
 
 @bp.get("/dispensaries")
 @bp.arguments(DispensaryArgs, location="query", as_kwargs=False)
-@bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"))
+@bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
 def list_dispensaries(args):
     """Search dispensaries by place, type and delivery; nearest first around a ZIP code."""
     filters, page = args
@@ -19,7 +21,10 @@ def list_dispensaries(args):
 
 
 @bp.get("/dispensaries/<string:dispensary_id>")
-@bp.response(200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"))
+@bp.response(
+    200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS
+)
+@errors(bp, 401, 404, 405, 429, 500)
 def get_dispensary(dispensary_id: str):
     """One dispensary with contact details, menu and newest reviews."""
     return ok(dispensaries.get_dispensary(request_session(), dispensary_id))

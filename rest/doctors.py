@@ -6,12 +6,14 @@ from .args import DoctorArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
+from .openapi import SUCCESS_HEADERS, errors
 from .schemas import DoctorSchema, page_envelope
 
 
 @bp.get("/doctors")
 @bp.arguments(DoctorArgs, location="query", as_kwargs=False)
-@bp.response(200, page_envelope(DoctorSchema, "DoctorPage"))
+@bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
 def list_doctors(args):
     """Medical marijuana doctors by state, city and telehealth; by name."""
     filters, page = args

@@ -8,12 +8,14 @@ from .args import SearchArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
+from .openapi import SUCCESS_HEADERS, errors
 from .schemas import SearchHitSchema, page_envelope
 
 
 @bp.get("/search")
 @bp.arguments(SearchArgs, location="query", as_kwargs=False)
-@bp.response(200, page_envelope(SearchHitSchema, "SearchPage"))
+@bp.response(200, page_envelope(SearchHitSchema, "SearchPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
 def search(args):
     """Ranked search across strains, dispensaries, doctors and deals."""
     query, page = args

@@ -6,12 +6,14 @@ from .args import StrainArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok, ok_page
+from .openapi import SUCCESS_HEADERS, errors
 from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
 
 
 @bp.get("/strains")
 @bp.arguments(StrainArgs, location="query", as_kwargs=False)
-@bp.response(200, page_envelope(StrainItemSchema, "StrainPage"))
+@bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
 def list_strains(args):
     """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name."""
     filters, page = args
@@ -19,7 +21,8 @@ def list_strains(args):
 
 
 @bp.get("/strains/<string:slug>")
-@bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"))
+@bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
+@errors(bp, 401, 404, 405, 429, 500)
 def get_strain(slug: str):
     """One strain with description, terpenes, rating and review count."""
     return ok(strains.get_strain(request_session(), slug))

@@ -1,0 +1,89 @@
+"""The published contract: OpenAPI paths equal the served routes; the GraphQL SDL is pinned."""
+
+from pathlib import Path
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from graphql_schema import make_schema
+
+SDL_SNAPSHOT = Path(__file__).with_name("schema.graphql")
+NON_API_RULES = {"/graphql", "/docs/errors", "/api/v1/openapi.json", "/api/v1/docs"}
+STATIC_PREFIXES = ("/static/", "/graphql/static/", "/api/v1/docs/static/")
+
+
+def _served_routes(app: Flask) -> set[str]:
+    routes = set()
+    for rule in app.url_map.iter_rules():
+        path = rule.rule
+        for argument in rule.arguments:
+            path = path.replace(f"<string:{argument}>", "{" + argument + "}").replace(
+                f"<{argument}>", "{" + argument + "}"
+            )
+        if not path.startswith(STATIC_PREFIXES):
+            routes.add(path)
+    return routes
+
+
+def test_served_routes_equal_the_openapi_paths_plus_graphql_and_docs(
+    app: Flask, client: FlaskClient
+) -> None:
+    spec = client.get("/api/v1/openapi.json").get_json()
+    documented = set(spec["paths"])
+    assert len(documented) == 8
+    assert _served_routes(app) == documented | NON_API_RULES
+
+
+def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskClient) -> None:
+    spec = client.get("/api/v1/openapi.json").get_json()
+    for path, item in spec["paths"].items():
+        operation = item["get"]
+        codes = set(operation["responses"])
+        assert {"200", "401", "405", "429", "500"} <= codes, path
+        assert ("404" in codes) == ("{" in path), path
+        assert ("400" in codes) == ("{" not in path), path
+        assert set(operation["responses"]["200"]["headers"]) == {
+            "X-RateLimit-Limit",
+            "X-RateLimit-Remaining",
+            "X-RateLimit-Reset",
+            "X-Request-ID",
+        }
+        assert "Retry-After" in operation["responses"]["429"]["headers"]
+        error_ref = operation["responses"]["401"]["content"]["application/json"]["schema"]
+        assert error_ref == {"$ref": "#/components/schemas/ErrorEnvelope"}
+    assert spec["components"]["securitySchemes"] == {
+        "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
+        "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key"},
+    }
+
+
+def test_list_parameters_publish_their_bounds(client: FlaskClient) -> None:
+    spec = client.get("/api/v1/openapi.json").get_json()
+    params = {p["name"]: p for p in spec["paths"]["/api/v1/doctors"]["get"]["parameters"]}
+    assert params["limit"]["schema"]["minimum"] == 1
+    assert params["limit"]["schema"]["default"] == 20
+    assert "reduced to 50" in params["limit"]["description"]
+    assert params["offset"]["schema"]["maximum"] == 1_000_000
+    search = {p["name"]: p for p in spec["paths"]["/api/v1/search"]["get"]["parameters"]}
+    assert search["q"]["required"] is True
+
+
+def test_spec_and_docs_need_no_key_and_are_not_metered(client: FlaskClient) -> None:
+    for path in ("/api/v1/openapi.json", "/api/v1/docs"):
+        response = client.get(path)
+        assert response.status_code == 200
+        assert "X-RateLimit-Limit" not in response.headers
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert "/api/v1/docs/static/swagger-ui-bundle.js" in page
+    assert "cdn" not in page.lower()
+    with client.get("/api/v1/docs/static/swagger-ui-bundle.js") as asset:
+        assert asset.status_code == 200
+
+
+def test_graphql_schema_matches_the_committed_sdl_snapshot() -> None:
+    live = str(make_schema()).strip() + "\n"
+    assert SDL_SNAPSHOT.read_text(encoding="utf-8") == live, (
+        "The GraphQL schema changed. If that is deliberate, regenerate the snapshot with: "
+        ".venv/bin/python -c 'from graphql_schema import make_schema; print(make_schema())' "
+        "> tests/contract/schema.graphql"
+    )
