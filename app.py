@@ -16,6 +16,8 @@ from rest.auth import init_auth
 from rest.db import SESSIONS_EXTENSION, request_session
 from rest.docs import init_docs
 from rest.errors import init_error_handlers
+from rest.health import init_health
+from rest.http import init_http
 from rest.limits import FailedAuthThrottle, init_limits, make_limiter, quota_snapshot
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
@@ -36,15 +38,26 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         RATELIMIT_STORAGE_URI=settings.ratelimit_storage_uri,
         DOCS_URL=settings.docs_url,
         LOG_LEVEL=settings.log_level,
+        CORS_ORIGINS=list(settings.cors_origins),
+        DB_CONNECT_TIMEOUT_S=settings.db_connect_timeout_s,
+        DB_STATEMENT_TIMEOUT_MS=settings.db_statement_timeout_ms,
         RATELIMIT_HEADERS_ENABLED=True,
     )
     if config:
         app.config.update(config)
+    if app.config["RATELIMIT_STORAGE_URI"].startswith(("redis", "valkey")):
+        # Fail fast when Redis is away: the limiter then falls back to per-process memory.
+        app.config.setdefault(
+            "RATELIMIT_STORAGE_OPTIONS", {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+        )
+    # FLASK_DEBUG must never reach a served app: no debugger, no tracebacks in responses.
+    app.debug = bool((config or {}).get("DEBUG", False))
     app.json.sort_keys = False  # keep SPEC field order and weekday order in hours
     app.logger.setLevel(app.config["LOG_LEVEL"])
 
     _init_database(app)
     init_request_id(app)
+    init_http(app, origins=app.config["CORS_ORIGINS"])
     init_error_handlers(app)
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
@@ -53,6 +66,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
     init_graphql(app, sessions=request_session, quota=lambda: quota_snapshot(limiter))
+    init_health(app, engine=app.extensions[ENGINE_EXTENSION], limiter=limiter)
     init_docs(app)
     warm_zip_index()
 
@@ -75,7 +89,11 @@ def _init_database(app: Flask) -> None:
     if url.startswith(f"sqlite:///{app.instance_path}"):
         # The default database file lives in the instance folder, which may not exist yet.
         os.makedirs(app.instance_path, exist_ok=True)
-    engine = make_engine(url)
+    engine = make_engine(
+        url,
+        connect_timeout_s=app.config["DB_CONNECT_TIMEOUT_S"],
+        statement_timeout_ms=app.config["DB_STATEMENT_TIMEOUT_MS"],
+    )
     app.extensions[ENGINE_EXTENSION] = engine
     app.extensions[SESSIONS_EXTENSION] = make_session_factory(engine)
 

@@ -12,7 +12,7 @@ from graphql.error import GraphQLError
 from graphql.language import Visitor
 from strawberry.extensions import SchemaExtension
 
-from service.errors import ServiceError
+from service.errors import UNAVAILABLE_MESSAGE, ServiceError, is_database_unavailable
 
 log = logging.getLogger(__name__)
 UNEXPECTED = "Unexpected error"
@@ -42,6 +42,11 @@ def shape_error(error: GraphQLError) -> GraphQLError:
         return _rebuild(error, original.message, extra)
     if original is None or isinstance(original, GraphQLError):
         return _rebuild(error, error.message, {"code": CLIENT_ERROR_CODE})
+    if is_database_unavailable(original):
+        log.warning(
+            "database unavailable in GraphQL at %s: %s", error.path, type(original).__name__
+        )
+        return _rebuild(error, UNAVAILABLE_MESSAGE, {"code": 503})
     log.error("unexpected error in GraphQL at %s", error.path, exc_info=original)
     return _rebuild(error, UNEXPECTED, {"code": 500})
 

@@ -11,6 +11,7 @@ from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse
 from strawberry.http.ides import get_graphql_ide_html
 from strawberry.types import ExecutionResult
+from werkzeug.exceptions import MethodNotAllowed
 
 from .context import Context
 from .errors import shape_error
@@ -101,6 +102,8 @@ class ApiGraphQLView(GraphQLView):
             return self.run(request=request)
         except TransportError as error:
             # Malformed transport (bad JSON, no query, batches): the app-wide envelope, not text.
+            if error.status_code == 405:
+                raise MethodNotAllowed(valid_methods=["GET", "POST"]) from error
             abort(error.status_code, description=error.reason)
 
 

@@ -5,8 +5,18 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 
-def make_engine(url: str, *, echo: bool = False) -> Engine:
-    """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases."""
+def make_engine(
+    url: str,
+    *,
+    echo: bool = False,
+    connect_timeout_s: int = 3,
+    statement_timeout_ms: int = 5_000,
+) -> Engine:
+    """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases.
+
+    PostgreSQL connections give up connecting after ``connect_timeout_s`` and cancel any
+    statement running longer than ``statement_timeout_ms``, so a sick database frees workers.
+    """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
         kwargs: dict = {"connect_args": {"check_same_thread": False}}
@@ -15,7 +25,17 @@ def make_engine(url: str, *, echo: bool = False) -> Engine:
         engine = create_engine(url, echo=echo, **kwargs)
         event.listen(engine, "connect", _sqlite_pragmas(wal=not in_memory))
         return engine
-    return create_engine(url, echo=echo, pool_pre_ping=True)
+    connect_args = {
+        "connect_timeout": connect_timeout_s,
+        "options": f"-c statement_timeout={statement_timeout_ms}",
+    }
+    return create_engine(
+        url,
+        echo=echo,
+        pool_pre_ping=True,
+        pool_timeout=connect_timeout_s,
+        connect_args=connect_args,
+    )
 
 
 def _sqlite_pragmas(*, wal: bool):

@@ -28,6 +28,11 @@ ERROR_DOCS = {
         "The endpoint exists but not for this HTTP method; the Allow header lists the methods.",
         "Use GET.",
     ),
+    413: (
+        "Payload Too Large",
+        "The request body is over 64 KiB (GraphQL documents; REST takes no body).",
+        "Send a smaller document: select fewer fields, or split the query.",
+    ),
     429: (
         "Rate Limited",
         "The key's hourly quota is used up, or there were too many failed key attempts from "
@@ -38,6 +43,12 @@ ERROR_DOCS = {
         "Server Error",
         "An unexpected internal error. It was logged with the request id from X-Request-ID.",
         "Retry later with backoff; report the X-Request-ID if it persists.",
+    ),
+    503: (
+        "Service Unavailable",
+        "The database is down, unreachable or too slow right now. Nothing about the request is "
+        "wrong.",
+        "Wait for the seconds in Retry-After, then retry with exponential backoff.",
     ),
 }
 

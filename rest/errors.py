@@ -4,7 +4,12 @@ from flask import Flask, Response, current_app, jsonify, request
 from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
-from service.errors import ServiceError
+from service.errors import (
+    RETRY_AFTER_SECONDS,
+    UNAVAILABLE_MESSAGE,
+    ServiceError,
+    is_database_unavailable,
+)
 
 from .envelope import error_body
 
@@ -23,6 +28,8 @@ def error_response(
     """Render the error envelope with HTTP status ``code``."""
     response = jsonify(error_body(code, message, docs_link(code), param))
     response.status_code = code
+    if code == 503:
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -33,6 +40,9 @@ def _http_message(error: HTTPException) -> str:
         return f"no such endpoint: {request.path}; see the API reference for the 8 endpoints"
     if error.code == 405:
         return f"method {request.method} is not allowed on {request.path}"
+    if error.code == 413:
+        limit = current_app.config.get("MAX_CONTENT_LENGTH")
+        return f"request body too large: at most {limit} bytes"
     return error.description or error.name
 
 
@@ -60,5 +70,13 @@ def init_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:
+        if is_database_unavailable(error):
+            current_app.logger.warning(
+                "database unavailable on %s %s: %s",
+                request.method,
+                request.path,
+                type(error.__cause__ or error).__name__,
+            )
+            return error_response(503, UNAVAILABLE_MESSAGE)
         current_app.logger.exception("unhandled error on %s %s", request.method, request.path)
         return error_response(500, "internal error; it has been logged")

@@ -7,10 +7,11 @@ against the key for exactly one hour after it was made; no burst at window edges
 
 import time
 
-from flask import Flask, g, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from limits import RateLimitItem, parse
 
+from service.errors import RETRY_AFTER_SECONDS
 from service.quotas import limit_string
 
 FAILED_AUTH_LIMIT = "60 per hour"
@@ -54,28 +55,63 @@ def make_limiter() -> Limiter:
 
 
 class FailedAuthThrottle:
-    """Counts failed authentications per client address in the limiter's storage."""
+    """Counts failed authentications per client address in the limiter's storage.
+
+    If that storage is unreachable (Redis down) the throttle fails open and logs a warning at
+    most once a minute: losing brute-force protection briefly beats refusing every client.
+    """
+
+    WARN_EVERY_SECONDS = 60
 
     def __init__(self, limiter: Limiter, limit: str = FAILED_AUTH_LIMIT) -> None:
         self._limiter = limiter
         self.item: RateLimitItem = parse(limit)
+        self._last_warning = 0.0
 
     def exhausted(self, address: str) -> bool:
         """True when ``address`` has used up its failed attempts."""
-        return not self._limiter.limiter.test(self.item, "auth-fail", address)
+        try:
+            return not self._limiter.limiter.test(self.item, "auth-fail", address)
+        except Exception as error:  # each storage backend raises its own connection errors
+            self._storage_down(error)
+            return False
 
     def record(self, address: str) -> None:
         """Count one failed attempt from ``address``."""
-        self._limiter.limiter.hit(self.item, "auth-fail", address)
+        try:
+            self._limiter.limiter.hit(self.item, "auth-fail", address)
+        except Exception as error:  # see exhausted()
+            self._storage_down(error)
 
     def retry_after(self, address: str) -> int:
         """Seconds until ``address`` may try again."""
         reset, _remaining = self._limiter.limiter.get_window_stats(self.item, "auth-fail", address)
         return max(1, int(reset - time.time()))
 
+    def _storage_down(self, error: Exception) -> None:
+        now = time.monotonic()
+        if now - self._last_warning >= self.WARN_EVERY_SECONDS:
+            self._last_warning = now
+            current_app.logger.warning(
+                "failed-auth throttle storage unreachable (%s); not throttling meanwhile",
+                type(error).__name__,
+            )
+
 
 def init_limits(app: Flask, limiter: Limiter) -> None:
     """Attach the limiter to the app (register the auth hook before calling this)."""
+
+    # Registered before the limiter's own after_request, so Flask runs it after that one.
+    @app.after_request
+    def retry_after_only_when_waiting(response: Response) -> Response:
+        # The limiter adds Retry-After (time to quota reset) to every metered response; a
+        # client should only read "wait" on a 429, or on a 503 with the service's own delay.
+        if response.status_code == 503:
+            response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        elif response.status_code != 429:
+            response.headers.pop("Retry-After", None)
+        return response
+
     limiter.init_app(app)
 
 

@@ -24,6 +24,10 @@ class Settings:
     # Base of the links in error.docs; "#error-<code>" is appended.
     docs_url: str = "/docs/errors"
     log_level: str = "INFO"
+    # Browser origins allowed by CORS: ("*",) means any origin (never with credentials).
+    cors_origins: tuple[str, ...] = ("*",)
+    db_connect_timeout_s: int = 3
+    db_statement_timeout_ms: int = 5_000
 
     @classmethod
     def from_env(
@@ -46,6 +50,9 @@ class Settings:
             ratelimit_storage_uri=storage,
             docs_url=env.get("DOCS_URL", cls.docs_url).strip() or cls.docs_url,
             log_level=log_level,
+            cors_origins=_origins(env.get("CORS_ORIGINS", "")),
+            db_connect_timeout_s=_positive_int(env, "DB_CONNECT_TIMEOUT_S", 3),
+            db_statement_timeout_ms=_positive_int(env, "DB_STATEMENT_TIMEOUT_MS", 5_000),
         )
 
 
@@ -58,3 +65,22 @@ def _url(env: Mapping[str, str], name: str, default: str, schemes: tuple[str, ..
             f"got a value starting {scheme + ':'!r}"
         )
     return value
+
+
+def _origins(value: str) -> tuple[str, ...]:
+    origins = tuple(o.strip().rstrip("/") for o in value.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise ConfigError(
+                f"CORS_ORIGINS must be * or comma-separated http(s) origins; got {origin!r}"
+            )
+    return origins or ("*",)
+
+
+def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{name} must be a positive whole number; got {raw!r}")
+    return int(raw)

@@ -1,5 +1,7 @@
 """Framework-free error hierarchy; the edges render these into the envelope or GraphQL errors."""
 
+from sqlalchemy import exc as sa_exc
+
 
 class ServiceError(Exception):
     """Base of every error the service raises on purpose; ``code`` equals the HTTP status."""
@@ -26,3 +28,19 @@ class Unauthorized(ServiceError):
 class NotFound(ServiceError):
     code = 404
     slug = "not-found"
+
+
+class ServiceUnavailable(ServiceError):
+    code = 503
+    slug = "unavailable"
+
+
+RETRY_AFTER_SECONDS = 5
+UNAVAILABLE_MESSAGE = "the database is unavailable; retry in a few seconds"
+
+
+def is_database_unavailable(error: BaseException) -> bool:
+    """True for database failures a client can only wait out: down, unreachable, timed out."""
+    if type(error) is sa_exc.DatabaseError:  # e.g. SQLite: "file is not a database"
+        return True
+    return isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError, sa_exc.TimeoutError))

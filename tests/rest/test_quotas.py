@@ -97,3 +97,15 @@ def test_requests_without_a_valid_key_are_not_charged(app, client: FlaskClient) 
         client.get("/api/v1/laws/CA", headers={"X-API-Key": "wrong"})
     response = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
     assert response.headers["X-RateLimit-Remaining"] == "99"
+
+
+def test_successful_responses_carry_no_retry_after(client: FlaskClient, api_keys: dict) -> None:
+    response = client.get("/api/v1/laws/CA", headers={"X-API-Key": api_keys["free"]})
+    assert response.status_code == 200
+    assert "Retry-After" not in response.headers
+    assert (
+        client.get("/api/v1/strains?limit=0", headers={"X-API-Key": api_keys["free"]}).headers.get(
+            "Retry-After"
+        )
+        is None
+    )

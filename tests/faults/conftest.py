@@ -1,0 +1,154 @@
+"""Fault fixtures: a TCP forwarder to cut and restore a database, and a Redis server we own."""
+
+import contextlib
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+POSTGRES_HOST, POSTGRES_PORT = "127.0.0.1", 5432
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class Forwarder:
+    """Forwards 127.0.0.1:<port> to an upstream; ``cut`` drops every connection, ``restore``
+    listens again on the same port. Stands in for a database that goes away and comes back."""
+
+    def __init__(self, upstream: tuple[str, int]) -> None:
+        self.upstream = upstream
+        self.port = _free_port()
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._listener: socket.socket | None = None
+
+    def restore(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(16)
+        self._listener = listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def cut(self) -> None:
+        with self._lock:
+            doomed, self._sockets = self._sockets, []
+            listener, self._listener = self._listener, None
+        for sock in [*doomed, *([listener] if listener else [])]:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return
+            try:
+                server = socket.create_connection(self.upstream, timeout=3)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._sockets += [client, server]
+            for source, target in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(source, target), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, target: socket.socket) -> None:
+        try:
+            while data := source.recv(65536):
+                target.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, target):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
+def postgres_available() -> bool:
+    try:
+        psycopg.connect(
+            host=POSTGRES_HOST,
+            port=POSTGRES_PORT,
+            user="postgres",
+            dbname="test",
+            connect_timeout=3,
+        ).close()
+    except psycopg.Error:
+        return False
+    return True
+
+
+@pytest.fixture
+def postgres_forwarder() -> Iterator[Forwarder]:
+    if not postgres_available():
+        pytest.skip(f"PostgreSQL is not reachable at {POSTGRES_HOST}:{POSTGRES_PORT}")
+    forwarder = Forwarder((POSTGRES_HOST, POSTGRES_PORT))
+    forwarder.restore()
+    yield forwarder
+    forwarder.cut()
+
+
+class RedisServer:
+    """A throwaway redis-server on a free port, started and stopped by its own pid."""
+
+    def __init__(self) -> None:
+        self.port = _free_port()
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start within 10 s")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+            self.process = None
+
+
+@pytest.fixture
+def redis_server() -> Iterator[RedisServer]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    server = RedisServer()
+    server.start()
+    yield server
+    server.stop()

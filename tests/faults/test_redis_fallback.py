@@ -1,0 +1,71 @@
+"""Quota storage in Redis: an outage degrades to per-process memory, recovery returns to Redis."""
+
+import logging
+import time
+from datetime import date
+from pathlib import Path
+
+import pytest
+import redis
+from flask import Flask
+
+from app import ENGINE_EXTENSION, create_app
+from models.db import make_engine
+from seed import generate, load_dataset
+from service import keys
+
+FALLBACK_WARNING = "Rate limit storage unreachable - falling back to in-memory storage"
+
+
+@pytest.fixture
+def redis_app(tmp_path: Path, redis_server) -> tuple[Flask, str]:
+    url = f"sqlite:///{tmp_path / 'redis.db'}"
+    load_dataset(make_engine(url), generate(scale="tiny", seed=7, today=date.today()))
+    app = create_app({"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": redis_server.url})
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="free", name="redis").plaintext
+        db.commit()
+    yield app, key
+    app.extensions[ENGINE_EXTENSION].dispose()
+
+
+def _quota_keys(server) -> list[bytes]:
+    with redis.Redis(host="127.0.0.1", port=server.port, socket_timeout=1) as client:
+        return client.keys("*")
+
+
+def test_quota_counts_live_in_redis(redis_app, redis_server) -> None:
+    app, key = redis_app
+    client = app.test_client()
+    remaining = [
+        client.get("/api/v1/laws/CA", headers={"X-API-Key": key}).headers["X-RateLimit-Remaining"]
+        for _ in range(3)
+    ]
+    assert remaining == ["99", "98", "97"]
+    assert len(_quota_keys(redis_server)) == 1
+
+
+def test_redis_outage_falls_back_to_memory_with_one_warning_then_returns(
+    redis_app, redis_server, caplog
+) -> None:
+    app, key = redis_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200
+    redis_server.stop()
+    with caplog.at_level(logging.WARNING):
+        during = [client.get("/api/v1/laws/CA", headers=headers) for _ in range(5)]
+    assert [r.status_code for r in during] == [200] * 5
+    assert all("X-RateLimit-Limit" in r.headers for r in during)
+    assert caplog.text.count(FALLBACK_WARNING) == 1
+    health = client.get("/health").get_json()
+    assert health["checks"]["rateLimitStorage"].startswith("unavailable")
+
+    redis_server.start()  # a fresh, empty Redis on the same port
+    deadline = time.monotonic() + 15
+    while not _quota_keys(redis_server):
+        # The limiter re-checks a dead backend with exponential backoff (1 s, 2 s, ...).
+        assert time.monotonic() < deadline, "quota counting did not return to Redis in 15 s"
+        assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200
+        time.sleep(0.2)
+    assert client.get("/health").get_json()["checks"]["rateLimitStorage"] == "ok"
