@@ -100,6 +100,8 @@ class ApiGraphQLView(GraphQLView):
     def dispatch_request(self) -> Any:
         try:
             return self.run(request=request)
+        except UnicodeDecodeError:
+            abort(400, description="request body is not valid UTF-8 JSON")
         except TransportError as error:
             # Malformed transport (bad JSON, no query, batches): the app-wide envelope, not text.
             if error.status_code == 405:

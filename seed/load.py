@@ -6,6 +6,7 @@ from sqlalchemy import Connection, Engine, func, insert, inspect, select
 
 from models import ApiKey, Base, DatasetInfo
 from models.base import utcnow
+from models.dialect import advance_sequences, begin_transactional_ddl
 
 from .generate import Dataset
 
@@ -26,14 +27,6 @@ def _previous_version(conn: Connection) -> int:
     return conn.execute(select(func.max(DatasetInfo.version))).scalar() or 0
 
 
-def _begin_sqlite_transaction(conn: Connection) -> None:
-    # pysqlite only opens a transaction before DML, so DROP/CREATE would otherwise
-    # commit on their own and a failed load would leave empty tables behind. An
-    # explicit BEGIN makes the whole replacement atomic, as it is on PostgreSQL.
-    if conn.dialect.name == "sqlite" and not conn.connection.dbapi_connection.in_transaction:
-        conn.exec_driver_sql("BEGIN")
-
-
 def load_dataset(
     engine: Engine, dataset: Dataset, *, progress: Progress | None = None
 ) -> dict[str, int]:
@@ -45,7 +38,7 @@ def load_dataset(
     counts: dict[str, int] = {}
     loaded_at = utcnow()
     with engine.begin() as conn:
-        _begin_sqlite_transaction(conn)
+        begin_transactional_ddl(conn)
         version = _previous_version(conn) + 1
         Base.metadata.drop_all(conn, tables=_data_tables())
         Base.metadata.create_all(conn)  # checkfirst: creates api_keys only when missing
@@ -71,6 +64,7 @@ def load_dataset(
                 "loaded_at": loaded_at,
             },
         )
+        advance_sequences(conn, _data_tables())
         # Fresh statistics let both SQLite and PostgreSQL pick index plans for the filters.
         conn.exec_driver_sql("ANALYZE")
     return counts

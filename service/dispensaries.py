@@ -170,7 +170,7 @@ def dispensaries_by_public_ids(
     session: Session, public_ids: Iterable[str]
 ) -> dict[str, Dispensary]:
     """Return the dispensaries with the given ``disp_<n>`` ids, keyed by that id."""
-    wanted = set(public_ids)
+    wanted = {public_id for public_id in public_ids if _PUBLIC_ID.match(public_id)}
     if not wanted:
         return {}
     rows = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))

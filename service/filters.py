@@ -26,6 +26,15 @@ SearchType = Literal["strains", "dispensaries", "doctors", "deals"]
 _WORD = re.compile(r"^[a-z][a-z0-9 \-]{0,39}$")
 
 
+def is_encodable(text: str) -> bool:
+    """False for text a database cannot store, such as lone UTF-16 surrogates."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _choice(value: str | None, allowed: tuple[str, ...], param: str) -> str | None:
     if value is None:
         return None
@@ -194,6 +203,8 @@ class SearchQuery:
             raise InvalidParameter(f"q must be at most {SEARCH_MAX_LENGTH} characters", param="q")
         if "\x00" in text:
             raise InvalidParameter("q must not contain NUL characters", param="q")
+        if not is_encodable(text):
+            raise InvalidParameter("q must be valid Unicode text", param="q")
         return cls(
             q=text,
             type=_choice(type, SEARCH_TYPES, "type"),  # type: ignore[arg-type]

@@ -1,5 +1,6 @@
 """Strain queries: filtered list pages, detail by slug, batch lookup."""
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -11,6 +12,10 @@ from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
 from .errors import NotFound
 from .filters import StrainFilters
 from .paging import Page, PageRequest, paginate
+
+# Slugs are lower-case ASCII words joined by hyphens; anything else cannot name a strain and is
+# answered without a query (NUL or lone surrogates would otherwise reach the database driver).
+SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def _select_strains(filters: StrainFilters) -> Select[Any]:
@@ -43,6 +48,8 @@ def list_strains(session: Session, filters: StrainFilters, page: PageRequest) ->
 
 def get_strain(session: Session, slug: str) -> Strain:
     """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
+    if not SLUG_PATTERN.match(slug.lower()):
+        raise NotFound(f"no strain with slug {slug!r}")
     strain = session.scalar(
         select(Strain)
         .where(Strain.slug == slug.lower())
@@ -72,7 +79,7 @@ def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
 
 def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain]:
     """Return the strains with the given slugs (effects and flavors loaded), keyed by slug."""
-    wanted = set(slugs)
+    wanted = {slug for slug in slugs if SLUG_PATTERN.match(slug)}
     if not wanted:
         return {}
     rows = session.scalars(

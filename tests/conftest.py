@@ -1,14 +1,15 @@
 """Shared fixtures: a tiny deterministic dataset in a temporary SQLite file, app, sessions."""
 
-from collections.abc import Iterator
+import os
+import uuid
+from collections.abc import Callable, Iterator
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine
+from sqlalchemy import Engine, create_engine, make_url
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
@@ -27,13 +28,36 @@ def reference_day() -> date:
 
 
 @pytest.fixture(scope="session")
-def tiny_db_url(tmp_path_factory: pytest.TempPathFactory, reference_day: date) -> str:
-    path: Path = tmp_path_factory.mktemp("db") / "tiny.db"
-    url = f"sqlite:///{path}"
+def tiny_db_url(tmp_path_factory: pytest.TempPathFactory, reference_day: date) -> Iterator[str]:
+    """The shared tiny dataset: a temporary SQLite file, or with TEST_DATABASE_URL set (a
+    PostgreSQL URL whose role may create databases) a scratch database on that server."""
+    server = os.environ.get("TEST_DATABASE_URL", "").strip()
+    if server:
+        url = _create_scratch_database(server)
+    else:
+        url = f"sqlite:///{tmp_path_factory.mktemp('db') / 'tiny.db'}"
     engine = make_engine(url)
     load_dataset(engine, generate(scale="tiny", seed=TINY_SEED, today=reference_day))
     engine.dispose()
-    return url
+    yield url
+    if server:
+        _drop_scratch_database(server, url)
+
+
+def _create_scratch_database(server_url: str) -> str:
+    name = f"cds_tests_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    admin.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def _drop_scratch_database(server_url: str, url: str) -> None:
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
+    admin.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -59,6 +83,21 @@ def app(tiny_db_url: str) -> Iterator[Flask]:
     app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url})
     yield app
     app.extensions[ENGINE_EXTENSION].dispose()
+
+
+@pytest.fixture
+def make_app(tiny_db_url: str) -> Iterator[Callable[..., Flask]]:
+    """Build extra apps (on the shared dataset unless overridden); their engines are disposed."""
+    created: list[Flask] = []
+
+    def make(**config: Any) -> Flask:
+        app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url, **config})
+        created.append(app)
+        return app
+
+    yield make
+    for app in created:
+        app.extensions[ENGINE_EXTENSION].dispose()
 
 
 @pytest.fixture(scope="session")

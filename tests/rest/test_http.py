@@ -8,8 +8,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from app import create_app
-
 REST_PATHS = [
     "/api/v1/strains",
     "/api/v1/strains/blue-dream",
@@ -61,8 +59,8 @@ def test_browser_scripts_may_read_quota_and_request_id_headers(
     }
 
 
-def test_an_origin_allowlist_refuses_other_origins(tiny_db_url: str, api_keys: dict) -> None:
-    app = create_app({"DATABASE_URL": tiny_db_url, "CORS_ORIGINS": ["https://ok.example"]})
+def test_an_origin_allowlist_refuses_other_origins(make_app) -> None:
+    app = make_app(CORS_ORIGINS=["https://ok.example"])
     client = app.test_client()
     allowed = client.options(
         "/api/v1/strains", headers={**PREFLIGHT, "Origin": "https://ok.example"}
@@ -192,10 +190,10 @@ def test_graphql_bodies_over_64_kib_get_a_413_envelope(client: FlaskClient, api_
 
 
 def test_flask_debug_does_not_enable_debugging(
-    monkeypatch: pytest.MonkeyPatch, tiny_db_url: str, api_keys: dict
+    monkeypatch: pytest.MonkeyPatch, make_app, api_keys: dict
 ) -> None:
     monkeypatch.setenv("FLASK_DEBUG", "1")
-    app: Flask = create_app({"DATABASE_URL": tiny_db_url})
+    app: Flask = make_app()
     assert app.debug is False
 
     def explode():
