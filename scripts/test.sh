@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start, part 2: install with the dev extras and run every check: format, lint,
-# import contracts and the whole pytest suite. Extra arguments go to pytest.
+# Quick start, part 2: install with the dev extras and run every check: format, lint, import
+# contracts, the whole pytest suite (SQLite), then the REST, GraphQL and contract suites again
+# on PostgreSQL when one is reachable. Extra arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -10,3 +11,25 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/ruff check .
 .venv/bin/lint-imports
 .venv/bin/pytest "$@"
+
+# A PostgreSQL role that may create databases; the suite works in a scratch database it drops.
+PG_URL="${TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test}"
+if .venv/bin/python - "$PG_URL" <<'PY'
+import sys
+import psycopg
+from sqlalchemy import make_url
+
+url = make_url(sys.argv[1])
+try:
+    psycopg.connect(host=url.host, port=url.port or 5432, user=url.username,
+                    password=url.password, dbname=url.database, connect_timeout=3).close()
+except psycopg.Error:
+    sys.exit(1)
+PY
+then
+  echo "== The REST, GraphQL, contract, CLI and fuzz suites again, on PostgreSQL =="
+  TEST_DATABASE_URL="$PG_URL" .venv/bin/pytest tests/rest tests/graphql tests/contract \
+    tests/cli tests/fuzz tests/service/test_keys.py "$@"
+else
+  echo "PostgreSQL is not reachable at $PG_URL: skipped the PostgreSQL pass"
+fi

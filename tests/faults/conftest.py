@@ -1,6 +1,7 @@
 """Fault fixtures: a TCP forwarder to cut and restore a database, and a Redis server we own."""
 
 import contextlib
+import os
 import shutil
 import socket
 import subprocess
@@ -10,8 +11,12 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+from sqlalchemy import make_url
 
-POSTGRES_HOST, POSTGRES_PORT = "127.0.0.1", 5432
+POSTGRES_URL = make_url(
+    os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+)
+POSTGRES_HOST, POSTGRES_PORT = POSTGRES_URL.host or "127.0.0.1", POSTGRES_URL.port or 5432
 
 
 def _free_port() -> int:
@@ -30,6 +35,12 @@ class Forwarder:
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
+
+    @property
+    def url(self) -> str:
+        """The PostgreSQL URL for reaching the upstream database through this forwarder."""
+        through = POSTGRES_URL.set(host="127.0.0.1", port=self.port)
+        return through.render_as_string(hide_password=False)
 
     def restore(self) -> None:
         listener = socket.socket()
@@ -82,8 +93,9 @@ def postgres_available() -> bool:
         psycopg.connect(
             host=POSTGRES_HOST,
             port=POSTGRES_PORT,
-            user="postgres",
-            dbname="test",
+            user=POSTGRES_URL.username,
+            password=POSTGRES_URL.password,
+            dbname=POSTGRES_URL.database,
             connect_timeout=3,
         ).close()
     except psycopg.Error:

@@ -83,7 +83,7 @@ def test_an_unreadable_sqlite_file_gives_503(tmp_path: Path, content: bytes | No
 
 @pytest.fixture
 def postgres_app(postgres_forwarder) -> tuple[Flask, str]:
-    url = f"postgresql+psycopg://postgres@127.0.0.1:{postgres_forwarder.port}/test"
+    url = postgres_forwarder.url
     engine = make_engine(url)
     load_dataset(engine, generate(scale="tiny", seed=7, today=date.today()))
     engine.dispose()
