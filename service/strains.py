@@ -18,8 +18,13 @@ from .paging import Page, PageRequest, paginate
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
+def _select_with_traits() -> Select[Any]:
+    """Strains with the traits every strain representation shows (effects, flavors)."""
+    return select(Strain).options(selectinload(Strain.effects), selectinload(Strain.flavors))
+
+
 def _select_strains(filters: StrainFilters) -> Select[Any]:
-    stmt = select(Strain).options(selectinload(Strain.effects), selectinload(Strain.flavors))
+    stmt = _select_with_traits()
     if filters.type is not None:
         stmt = stmt.where(Strain.type == filters.type)
     if filters.effect is not None:
@@ -51,13 +56,9 @@ def get_strain(session: Session, slug: str) -> Strain:
     if not SLUG_PATTERN.match(slug.lower()):
         raise NotFound(f"no strain with slug {slug!r}")
     strain = session.scalar(
-        select(Strain)
+        _select_with_traits()
         .where(Strain.slug == slug.lower())
-        .options(
-            selectinload(Strain.effects),
-            selectinload(Strain.flavors),
-            selectinload(Strain.terpenes),
-        )
+        .options(selectinload(Strain.terpenes))
     )
     if strain is None:
         raise NotFound(f"no strain with slug {slug!r}")
@@ -69,11 +70,7 @@ def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
     wanted = set(ids)
     if not wanted:
         return {}
-    rows = session.scalars(
-        select(Strain)
-        .where(Strain.id.in_(wanted))
-        .options(selectinload(Strain.effects), selectinload(Strain.flavors))
-    )
+    rows = session.scalars(_select_with_traits().where(Strain.id.in_(wanted)))
     return {strain.id: strain for strain in rows}
 
 
@@ -82,11 +79,7 @@ def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain
     wanted = {slug for slug in slugs if SLUG_PATTERN.match(slug)}
     if not wanted:
         return {}
-    rows = session.scalars(
-        select(Strain)
-        .where(Strain.slug.in_(wanted))
-        .options(selectinload(Strain.effects), selectinload(Strain.flavors))
-    )
+    rows = session.scalars(_select_with_traits().where(Strain.slug.in_(wanted)))
     return {strain.slug: strain for strain in rows}
 
 
