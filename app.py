@@ -19,6 +19,7 @@ from rest.errors import init_error_handlers
 from rest.health import init_health
 from rest.http import init_http
 from rest.limits import FailedAuthThrottle, init_limits, make_limiter, quota_snapshot
+from rest.observability import init_observability
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
 from seed.cli import make_keys_group, make_seed_command
@@ -57,6 +58,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
     _init_database(app)
     init_request_id(app)
+    init_observability(app)
     init_http(app, origins=app.config["CORS_ORIGINS"])
     init_error_handlers(app)
     limiter = make_limiter()

@@ -8,7 +8,14 @@ from flask.testing import FlaskClient
 from graphql_schema import make_schema
 
 SDL_SNAPSHOT = Path(__file__).with_name("schema.graphql")
-NON_API_RULES = {"/graphql", "/docs/errors", "/api/v1/openapi.json", "/api/v1/docs", "/health"}
+NON_API_RULES = {
+    "/graphql",
+    "/docs/errors",
+    "/api/v1/openapi.json",
+    "/api/v1/docs",
+    "/health",
+    "/metrics",
+}
 STATIC_PREFIXES = ("/static/", "/graphql/static/", "/api/v1/docs/static/")
 
 
