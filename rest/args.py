@@ -9,27 +9,54 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, fields, post_load
 
 from service.filters import (
+    DEAL_CATEGORIES,
+    DEFAULT_RADIUS_MILES,
+    DISPENSARY_TYPES,
+    MAX_CBD,
     MAX_RADIUS_MILES,
+    MAX_THC,
     SEARCH_MAX_LENGTH,
     SEARCH_TYPES,
+    STRAIN_TYPES,
     DealFilters,
     DispensaryFilters,
     DoctorFilters,
     SearchQuery,
     StrainFilters,
 )
+from service.geo import JURISDICTIONS
 from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, MAX_OFFSET, PageRequest
 
-from .fields import StrictBoolean, StrictInteger, StrictNumber
+from .fields import (
+    BOOLEAN_PATTERN,
+    DECIMAL_DIGITS,
+    StrictBoolean,
+    StrictInteger,
+    StrictNumber,
+    decimal_pattern,
+)
+from .openapi import (
+    NOT_SPACE,
+    ZIP_PATTERN,
+    choice_pattern,
+    state_pattern,
+    text_pattern,
+    word_pattern,
+)
+
+# The largest integer StrictInteger reads (18 digits); a larger limit is reduced, not refused.
+_LARGEST_INTEGER = 10**18 - 1
+_WORD_MAX_LENGTH = 40  # effect and flavor words (service.filters)
 
 
 def _limit(maximum: int) -> StrictInteger:
     return StrictInteger(
         expect=f"an integer from 1 to {maximum} (larger values are reduced to {maximum})",
         metadata={
-            "description": f"Results per page, 1 to {maximum}; larger values are reduced to "
-            f"{maximum} and meta.limit shows the limit in effect.",
+            "description": f"Results per page, 1 to {maximum}; larger values (up to 18 digits) "
+            f"are reduced to {maximum} and meta.limit shows the limit in effect.",
             "minimum": 1,
+            "maximum": _LARGEST_INTEGER,
             "default": DEFAULT_LIMIT,
         },
     )
@@ -47,21 +74,72 @@ def _offset() -> StrictInteger:
     )
 
 
-def _percent(description: str) -> StrictNumber:
+def _decimal(description: str) -> str:
+    return (
+        f"{description} A plain decimal: at most {DECIMAL_DIGITS} digits before the point and "
+        f"{DECIMAL_DIGITS} after it."
+    )
+
+
+def _percent(description: str, maximum: float) -> StrictNumber:
     return StrictNumber(
         expect="a number from 0 to 100",
-        metadata={"description": description, "minimum": 0, "maximum": 100},
+        metadata={
+            "description": _decimal(f"{description}, from 0 to {maximum:g}."),
+            "type": "string",
+            "pattern": decimal_pattern(int(maximum)),
+        },
+    )
+
+
+def _boolean(description: str) -> StrictBoolean:
+    return StrictBoolean(
+        metadata={
+            "description": f"{description} true or false (1 or 0), any case.",
+            "type": "string",
+            "pattern": BOOLEAN_PATTERN,
+        }
+    )
+
+
+def _choice(words: tuple[str, ...], description: str = "") -> fields.String:
+    listed = f"{', '.join(words[:-1])} or {words[-1]}"
+    return fields.String(
+        metadata={
+            "description": f"{description}{listed} (any case).",
+            "pattern": choice_pattern(words),
+        }
+    )
+
+
+def _word(example: str) -> fields.String:
+    return fields.String(
+        metadata={
+            "description": f"A word such as {example} (any case): a letter, then letters, digits, "
+            f"spaces or hyphens; at most {_WORD_MAX_LENGTH} characters. An unknown word matches "
+            "nothing.",
+            "pattern": word_pattern(_WORD_MAX_LENGTH),
+        }
     )
 
 
 def _state() -> fields.String:
     return fields.String(
-        metadata={"description": "Two-letter code of a US state, DC or territory (any case)."}
+        metadata={
+            "description": "Two-letter code of a US state, DC or territory (any case).",
+            "pattern": state_pattern(JURISDICTIONS),
+        }
     )
 
 
 def _city() -> fields.String:
-    return fields.String(metadata={"description": "City name (any case)."})
+    return fields.String(
+        metadata={
+            "description": "City name (any case): 1 to 80 printable characters once runs of "
+            "whitespace are collapsed to one space.",
+            "pattern": NOT_SPACE,
+        }
+    )
 
 
 class _ListArgs(Schema):
@@ -79,13 +157,13 @@ class _ListArgs(Schema):
 
 
 class StrainArgs(_ListArgs):
-    type = fields.String(metadata={"description": "indica, sativa or hybrid (any case)."})
-    effect = fields.String(metadata={"description": "An effect, e.g. relaxed (any case)."})
-    flavor = fields.String(metadata={"description": "A flavor, e.g. earthy (any case)."})
-    thc_min = _percent("Minimum THC percentage.")
-    thc_max = _percent("Maximum THC percentage.")
-    cbd_min = _percent("Minimum CBD percentage.")
-    cbd_max = _percent("Maximum CBD percentage.")
+    type = _choice(STRAIN_TYPES)
+    effect = _word("relaxed")
+    flavor = _word("earthy")
+    thc_min = _percent("Minimum THC percentage", MAX_THC)
+    thc_max = _percent("Maximum THC percentage, not below thc_min", MAX_THC)
+    cbd_min = _percent("Minimum CBD percentage", MAX_CBD)
+    cbd_max = _percent("Maximum CBD percentage, not below cbd_min", MAX_CBD)
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[StrainFilters, PageRequest]:
@@ -97,14 +175,25 @@ class DispensaryArgs(_ListArgs):
     state = _state()
     city = _city()
     zip = fields.String(
-        metadata={"description": "Five-digit ZIP code: nearest dispensaries first, with distance."}
+        metadata={
+            "description": "A known five-digit US ZIP code: nearest dispensaries first, with "
+            "distance.",
+            "pattern": ZIP_PATTERN,
+        }
     )
     radius = StrictNumber(
         expect=f"a number of miles greater than 0 and at most {MAX_RADIUS_MILES:g}",
-        metadata={"description": "Miles from zip (default 50).", "maximum": MAX_RADIUS_MILES},
+        metadata={
+            "description": _decimal(
+                f"Miles from zip, greater than 0 and at most {MAX_RADIUS_MILES:g} (default "
+                f"{DEFAULT_RADIUS_MILES:g}); only with zip."
+            ),
+            "type": "string",
+            "pattern": decimal_pattern(int(MAX_RADIUS_MILES), exclusive_minimum=True),
+        },
     )
-    type = fields.String(metadata={"description": "recreational, medical or both (any case)."})
-    delivery = StrictBoolean(metadata={"description": "true: only dispensaries that deliver."})
+    type = _choice(DISPENSARY_TYPES)
+    delivery = _boolean("true: only dispensaries that deliver.")
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DispensaryFilters, PageRequest]:
@@ -115,12 +204,7 @@ class DispensaryArgs(_ListArgs):
 class DealArgs(_ListArgs):
     state = _state()
     city = _city()
-    category = fields.String(
-        metadata={
-            "description": "flower, edibles, concentrates, vapes, pre-rolls, topicals or "
-            "tinctures (any case)."
-        }
-    )
+    category = _choice(DEAL_CATEGORIES)
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DealFilters, PageRequest]:
@@ -133,7 +217,7 @@ class DoctorArgs(_ListArgs):
     limit = _limit(DOCTORS_MAX_LIMIT)
     state = _state()
     city = _city()
-    telehealth = StrictBoolean(metadata={"description": "true: only doctors offering telehealth."})
+    telehealth = _boolean("true: only doctors offering telehealth.")
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DoctorFilters, PageRequest]:
@@ -145,9 +229,13 @@ class SearchArgs(_ListArgs):
     q = fields.String(
         required=True,
         error_messages={"required": "q is required: the text to search for"},
-        metadata={"description": f"Text to find, 1 to {SEARCH_MAX_LENGTH} characters."},
+        metadata={
+            "description": f"Text to find: 1 to {SEARCH_MAX_LENGTH} characters once leading "
+            "and trailing whitespace is trimmed; no NUL.",
+            "pattern": text_pattern(SEARCH_MAX_LENGTH),
+        },
     )
-    type = fields.String(metadata={"description": f"One of: {', '.join(SEARCH_TYPES)}."})
+    type = _choice(SEARCH_TYPES, "One of: ")
     state = _state()
 
     @post_load

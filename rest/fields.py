@@ -31,7 +31,7 @@ class StrictInteger(_Described, fields.Integer):
     """An integer written with ASCII digits and an optional leading minus sign."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        if not isinstance(value, str) or not _INTEGER.match(value):
+        if not isinstance(value, str) or not _INTEGER.fullmatch(value):
             raise self.fail_for(attr)
         return int(value)
 
@@ -40,7 +40,7 @@ class StrictNumber(_Described, fields.Float):
     """A decimal number written with ASCII digits: no exponent, nan, inf or padding."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
-        if not isinstance(value, str) or not _DECIMAL.match(value):
+        if not isinstance(value, str) or not _DECIMAL.fullmatch(value):
             raise self.fail_for(attr)
         return float(value)
 
@@ -58,3 +58,74 @@ class StrictBoolean(_Described, fields.Boolean):
         if folded in _FALSE:
             return False
         raise self.fail_for(attr)
+
+
+# OpenAPI patterns for these grammars. Query values are strings on the wire, so the document
+# describes numbers and booleans as strings with a pattern matching exactly the strings accepted;
+# bounds checked by the service are folded into the pattern (and repeated in the description).
+DECIMAL_DIGITS = 12  # digits allowed before the point, and after it, by _DECIMAL
+
+
+def _same_length_range(low: str, high: str) -> list[str]:
+    """Regex alternatives for the digit strings of len(low) from ``low`` to ``high``."""
+    rest = len(low) - 1
+    if low == high:
+        return [low]
+    if low[1:] == "0" * rest and high[1:] == "9" * rest:
+        return [f"[{low[0]}-{high[0]}]" + _repeat("[0-9]", rest)]
+    if low[0] == high[0]:
+        return [low[0] + part for part in _same_length_range(low[1:], high[1:])]
+    parts = [low[0] + part for part in _same_length_range(low[1:], "9" * rest)]
+    if int(high[0]) - int(low[0]) > 1:
+        parts += _same_length_range(
+            str(int(low[0]) + 1) + "0" * rest, str(int(high[0]) - 1) + "9" * rest
+        )
+    return parts + [high[0] + part for part in _same_length_range("0" * rest, high[1:])]
+
+
+def _repeat(atom: str, low: int, high: int | None = None) -> str:
+    """``atom`` repeated ``low`` times, or ``low`` to ``high`` times; "" when that is nothing."""
+    high = low if high is None else high
+    if high == 0:
+        return ""
+    if low == high:
+        return atom if low == 1 else f"{atom}{{{low}}}"
+    return f"{atom}{{{low},{high}}}"
+
+
+def _digits(low: int, high: int) -> str:
+    """Digit strings of at most 12 characters, leading zeros allowed, valued ``low``..``high``."""
+    alternatives = []
+    for width in range(len(str(low)), len(str(high)) + 1):
+        start, stop = max(low, 10 ** (width - 1)), min(high, 10**width - 1)
+        zeros = _repeat("0", 0, DECIMAL_DIGITS - width)
+        alternatives += [zeros + part for part in _same_length_range(str(start), str(stop))]
+    return "|".join(alternatives)
+
+
+def decimal_pattern(maximum: int, *, exclusive_minimum: bool = False) -> str:
+    """The StrictNumber strings valued from 0 (excluded if ``exclusive_minimum``) to ``maximum``.
+
+    ``maximum`` is a positive integer. "-0" is zero, so it is in when 0 is.
+    """
+    n = DECIMAL_DIGITS
+    any_fraction = rf"(?:\.[0-9]{{0,{n}}})?"
+    zero_fraction = rf"(?:\.0{{0,{n}}})?"
+    zeros = rf"0{{1,{n}}}"
+    whole = [
+        f"(?:{_digits(1, maximum - 1)}){any_fraction}",
+        f"{_digits(maximum, maximum)}{zero_fraction}",
+    ]
+    if exclusive_minimum:
+        # A zero integer part (or none) needs a non-zero digit somewhere in the fraction.
+        nonzero = "|".join(
+            _repeat("0", k) + "[1-9]" + _repeat("[0-9]", 0, n - 1 - k) for k in range(n)
+        )
+        zero = [rf"(?:{zeros})?\.(?:{nonzero})"]
+    else:
+        negative_zero = rf"-(?:{zeros}{zero_fraction}|\.{zeros})"
+        zero = [f"{zeros}{any_fraction}", rf"\.[0-9]{{1,{n}}}", negative_zero]
+    return "^(?:" + "|".join(whole + zero) + ")$"
+
+
+BOOLEAN_PATTERN = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$"

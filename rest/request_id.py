@@ -15,7 +15,7 @@ def init_request_id(app: Flask) -> None:
     @app.before_request
     def assign() -> None:
         sent = request.headers.get(HEADER, "")
-        g.request_id = sent if _SANE.match(sent) else uuid.uuid4().hex
+        g.request_id = sent if _SANE.fullmatch(sent) else uuid.uuid4().hex
 
     @app.after_request
     def echo(response: Response) -> Response:

@@ -21,7 +21,9 @@ class StrainItemSchema(Schema):
     flavors = fields.Pluck(_Name, "name", many=True, required=True)
 
 
-class StrainDetailSchema(StrainItemSchema):
+class StrainSchema(StrainItemSchema):
+    """One strain in full; published as component "Strain" (the envelope is "StrainDetail")."""
+
     description = fields.String(required=True)
     terpenes = fields.Pluck(_Name, "name", many=True, required=True)
     rating = fields.Float(required=True)
@@ -81,7 +83,9 @@ class ReviewSchema(Schema):
     date = fields.Date(DATE_FORMAT, required=True)
 
 
-class DispensaryDetailSchema(DispensaryItemSchema):
+class DispensarySchema(DispensaryItemSchema):
+    """One dispensary in full: component "Dispensary" (the envelope is "DispensaryDetail")."""
+
     phone = fields.String(required=True)
     website = fields.String(required=True)
     reviewCount = fields.Integer(attribute="review_count", required=True)
@@ -162,6 +166,12 @@ def _envelope(name: str, data: fields.Field, *, paged: bool) -> type[Schema]:
     if paged:
         attrs["meta"] = fields.Nested(MetaSchema, required=True)
     return Schema.from_dict(attrs, name=name)
+
+
+# The document names components after their classes, less "Schema"; these names used to
+# collide with the detail envelopes', which then referred to themselves instead of the item.
+StrainDetailSchema = StrainSchema
+DispensaryDetailSchema = DispensarySchema
 
 
 def page_envelope(item: type[Schema], name: str) -> type[Schema]:

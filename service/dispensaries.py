@@ -109,7 +109,7 @@ def _list_nearby(
 def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
     """Return the dispensary ``disp_<n>`` with its menu and newest reviews; raise NotFound."""
     dispensary = None
-    if _PUBLIC_ID.match(public_id):
+    if _PUBLIC_ID.fullmatch(public_id):
         dispensary = session.scalar(select(Dispensary).where(Dispensary.public_id == public_id))
     if dispensary is None:
         raise NotFound(f"no dispensary with id {public_id!r}")
@@ -170,7 +170,7 @@ def dispensaries_by_public_ids(
     session: Session, public_ids: Iterable[str]
 ) -> dict[str, Dispensary]:
     """Return the dispensaries with the given ``disp_<n>`` ids, keyed by that id."""
-    wanted = {public_id for public_id in public_ids if _PUBLIC_ID.match(public_id)}
+    wanted = {public_id for public_id in public_ids if _PUBLIC_ID.fullmatch(public_id)}
     if not wanted:
         return {}
     rows = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))

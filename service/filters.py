@@ -48,7 +48,7 @@ def _word(value: str | None, param: str) -> str | None:
     if value is None:
         return None
     folded = value.strip().lower()
-    if not _WORD.match(folded):
+    if not _WORD.fullmatch(folded):
         raise InvalidParameter(
             f"{param} must be a lowercase word such as relaxed or earthy (letters, digits, spaces "
             "or hyphens, at most 40 characters)",

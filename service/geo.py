@@ -53,7 +53,7 @@ def _zip_points() -> dict[str, Point]:
 
 def zip_point(value: str, *, param: str = "zip") -> Point:
     """Return a five-digit ZIP's coordinates; raise InvalidParameter if malformed or unknown."""
-    if not _ZIP_PATTERN.match(value):
+    if not _ZIP_PATTERN.fullmatch(value):
         raise InvalidParameter(f"{param} must be a five-digit US ZIP code", param=param)
     point = _zip_points().get(value)
     if point is None:

@@ -54,7 +54,7 @@ def hash_key(plaintext: str) -> str:
 
 def is_well_formed(candidate: str) -> bool:
     """True when ``candidate`` has the key format and a matching checksum."""
-    if not KEY_PATTERN.match(candidate):
+    if not KEY_PATTERN.fullmatch(candidate):
         return False
     body, check = candidate[:-CHECK_LENGTH], candidate[-CHECK_LENGTH:]
     return secrets.compare_digest(_checksum(body), check)

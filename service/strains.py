@@ -53,7 +53,7 @@ def list_strains(session: Session, filters: StrainFilters, page: PageRequest) ->
 
 def get_strain(session: Session, slug: str) -> Strain:
     """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
-    if not SLUG_PATTERN.match(slug.lower()):
+    if not SLUG_PATTERN.fullmatch(slug.lower()):
         raise NotFound(f"no strain with slug {slug!r}")
     strain = session.scalar(
         _select_with_traits()
@@ -76,7 +76,7 @@ def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
 
 def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain]:
     """Return the strains with the given slugs (effects and flavors loaded), keyed by slug."""
-    wanted = {slug for slug in slugs if SLUG_PATTERN.match(slug)}
+    wanted = {slug for slug in slugs if SLUG_PATTERN.fullmatch(slug)}
     if not wanted:
         return {}
     rows = session.scalars(_select_with_traits().where(Strain.slug.in_(wanted)))

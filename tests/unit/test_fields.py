@@ -23,6 +23,7 @@ def test_integers_are_plain_ascii_digits(raw: str, value: int) -> None:
         "",
         " 7",
         "7 ",
+        "7\n",
         "1_000",
         "\uff11\uff10",
         "\u0663",
@@ -51,7 +52,21 @@ def test_decimals_are_plain_ascii(raw: str, value: float) -> None:
 
 @pytest.mark.parametrize(
     "raw",
-    ["", "NaN", "nan", "inf", "-inf", "Infinity", "1e3", "1,5", "\uff12\uff10", " 20", "20%", "."],
+    [
+        "",
+        "NaN",
+        "nan",
+        "inf",
+        "-inf",
+        "Infinity",
+        "20\n",
+        "1e3",
+        "1,5",
+        "\uff12\uff10",
+        " 20",
+        "20%",
+        ".",
+    ],
 )
 def test_non_decimal_text_is_rejected(raw: str) -> None:
     with pytest.raises(ValidationError) as info:
