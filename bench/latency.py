@@ -6,6 +6,7 @@ Numbers are wall-clock on a shared machine: compare them with each other, not ac
 """
 
 import argparse
+import logging
 import statistics
 import tempfile
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 from app import ENGINE_EXTENSION, create_app
 from models.db import make_engine
 from rest.db import SESSIONS_EXTENSION
+from rest.observability import ACCESS_LOGGER
 from seed import generate, load_dataset
 from service import keys
 
@@ -47,6 +49,7 @@ def main() -> None:
         load_dataset(make_engine(url), generate(scale="full", today=date.today()))
         print(f"seeded full dataset in {time.perf_counter() - started:.1f} s")
     app = create_app({"DATABASE_URL": url})
+    logging.getLogger(ACCESS_LOGGER).setLevel(logging.WARNING)  # one line per request otherwise
     with app.extensions[SESSIONS_EXTENSION]() as db:
         key = keys.create_key(db, tier="enterprise", hourly_limit=10**9, name="bench").plaintext
         db.commit()
