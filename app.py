@@ -18,7 +18,13 @@ from rest.docs import init_docs
 from rest.errors import init_error_handlers
 from rest.health import init_health
 from rest.http import init_http
-from rest.limits import FailedAuthThrottle, init_limits, make_limiter, quota_snapshot
+from rest.limits import (
+    LIMITER_EXTENSION,
+    FailedAuthThrottle,
+    init_limits,
+    make_limiter,
+    quota_snapshot,
+)
 from rest.observability import init_observability
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
@@ -27,7 +33,6 @@ from service.config import Settings
 from service.geo import warm_zip_index
 
 ENGINE_EXTENSION = "cds.engine"
-LIMITER_EXTENSION = "cds.limiter"
 
 
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:

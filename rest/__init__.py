@@ -7,7 +7,7 @@ flask_limiter; never graphql_schema or seed.
 from flask import Flask
 from flask_smorest import Api
 
-from . import deals, dispensaries, doctors, laws, search, strains  # noqa: F401  (routes)
+from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
 from .blueprint import bp
 from .openapi import DOCS_PATH, SPEC_OPTIONS, SWAGGER_STATIC_PATH, is_public_path, swagger_assets
 from .schemas import ErrorEnvelopeSchema

@@ -8,20 +8,29 @@ against the key for exactly one hour after it was made; no burst at window edges
 import time
 
 from flask import Flask, Response, current_app, g, request
-from flask_limiter import Limiter
+from flask_limiter import ApplicationLimit, Limiter
 from limits import RateLimitItem, parse
 
+from models import ApiKey
 from service.errors import RETRY_AFTER_SECONDS
 from service.quotas import limit_string
 
 FAILED_AUTH_LIMIT = "60 per hour"
 QUOTA_STRATEGY = "moving-window"
+QUOTA_SCOPE = "quota"  # the one bucket per key that REST and GraphQL share
+LIMITER_EXTENSION = "cds.limiter"
+# Answered for a valid key without spending quota (GET /api/v1/usage reports the quota).
+UNMETERED_ENDPOINTS = frozenset({"api_v1.get_usage"})
 
 
 def _limit_key() -> str:
     api_key = g.get("api_key")
     # A key id, never the secret; the address only as a fallback (an empty key skips limits).
-    return f"key:{api_key.id}" if api_key is not None else f"addr:{request.remote_addr}"
+    return _bucket(api_key.id) if api_key is not None else f"addr:{request.remote_addr}"
+
+
+def _bucket(key_id: int) -> str:
+    return f"key:{key_id}"
 
 
 def _tier_limit() -> str:
@@ -36,15 +45,15 @@ def _identify_request() -> str:
 
 
 def _not_metered() -> bool:
-    """True for requests that carry no authenticated key (docs, preflights, public pages)."""
-    return g.get("api_key") is None
+    """True for requests without an authenticated key (docs, preflights) and for /usage."""
+    return g.get("api_key") is None or request.endpoint in UNMETERED_ENDPOINTS
 
 
 def make_limiter() -> Limiter:
     """Build the limiter; app.py initialises it after the auth hook is registered."""
     limiter = Limiter(
         key_func=_limit_key,
-        application_limits=[_tier_limit],
+        application_limits=[ApplicationLimit(limit_provider=_tier_limit, scope=QUOTA_SCOPE)],
         headers_enabled=True,
         strategy=QUOTA_STRATEGY,
         request_identifier=_identify_request,
@@ -125,3 +134,10 @@ def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
         "remaining": current.remaining,
         "reset": int(current.reset_at),
     }
+
+
+def usage_of(limiter: Limiter, api_key: ApiKey) -> dict[str, int]:
+    """The key's quota right now, read without spending any of it."""
+    item = parse(limit_string(api_key))
+    reset, remaining = limiter.limiter.get_window_stats(item, _bucket(api_key.id), QUOTA_SCOPE)
+    return {"limit": item.amount, "remaining": remaining, "reset": int(reset)}

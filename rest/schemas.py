@@ -194,3 +194,15 @@ class ErrorBodySchema(Schema):
 class ErrorEnvelopeSchema(Schema):
     success = fields.Boolean(required=True, metadata={"enum": [False]})
     error = fields.Nested(ErrorBodySchema, required=True)
+
+
+class UsageSchema(Schema):
+    tier = fields.String(required=True, metadata={"enum": ["free", "pro", "enterprise"]})
+    limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
+    remaining = fields.Integer(
+        required=True, metadata={"description": "Requests left in the moving one-hour window."}
+    )
+    reset = fields.Integer(
+        required=True,
+        metadata={"description": "UTC epoch seconds when the oldest counted request expires."},
+    )
