@@ -13,6 +13,7 @@ from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
 from models.db import make_engine, make_session_factory
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
+from rest.conditional import init_conditional
 from rest.db import SESSIONS_EXTENSION, request_session
 from rest.docs import init_docs
 from rest.errors import init_error_handlers
@@ -20,9 +21,11 @@ from rest.health import init_health
 from rest.http import init_http
 from rest.limits import (
     LIMITER_EXTENSION,
+    UNMETERED_ENDPOINTS,
     FailedAuthThrottle,
     init_limits,
     make_limiter,
+    quota_headers,
     quota_snapshot,
 )
 from rest.observability import init_observability
@@ -69,6 +72,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
     init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key)
+    init_conditional(app, applies=_conditional, quota_headers=lambda: quota_headers(limiter))
     init_limits(app, limiter)
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
@@ -89,6 +93,16 @@ def _needs_key(path: str | None = None) -> bool:
     if path == GRAPHQL_PATH:
         return not is_ide_request()
     return is_api_path(path)
+
+
+def _conditional() -> bool:
+    """REST reads by a valid key get ETags (GraphQL and the quota report do not)."""
+    return (
+        g.get("api_key") is not None
+        and is_api_path(request.path)
+        and request.endpoint is not None
+        and request.endpoint not in UNMETERED_ENDPOINTS
+    )
 
 
 def _init_database(app: Flask) -> None:

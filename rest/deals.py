@@ -8,7 +8,7 @@ from .args import DealArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DealSchema, page_envelope
 
 
@@ -16,6 +16,7 @@ from .schemas import DealSchema, page_envelope
 @bp.arguments(DealArgs, location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
 def list_deals(args):
     """Active deals (expiring today or later), soonest expiry first."""
     filters, page = args

@@ -6,7 +6,7 @@ from .args import DispensaryArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok, ok_page
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
 
 
@@ -14,6 +14,7 @@ from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelop
 @bp.arguments(DispensaryArgs, location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
 def list_dispensaries(args):
     """Search dispensaries by place, type and delivery; nearest first around a ZIP code."""
     filters, page = args
@@ -25,6 +26,7 @@ def list_dispensaries(args):
     200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS
 )
 @errors(bp, 401, 404, 405, 429, 500)
+@not_modified(bp)
 def get_dispensary(dispensary_id: str):
     """One dispensary with contact details, menu and newest reviews."""
     return ok(dispensaries.get_dispensary(request_session(), dispensary_id))

@@ -6,7 +6,7 @@ from .args import DoctorArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DoctorSchema, page_envelope
 
 
@@ -14,6 +14,7 @@ from .schemas import DoctorSchema, page_envelope
 @bp.arguments(DoctorArgs, location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
 def list_doctors(args):
     """Medical marijuana doctors by state, city and telehealth; by name."""
     filters, page = args

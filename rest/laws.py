@@ -5,13 +5,14 @@ from service import laws
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import LawSchema, detail_envelope
 
 
 @bp.get("/laws/<string:state>")
 @bp.response(200, detail_envelope(LawSchema, "LawDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 401, 404, 405, 429, 500)
+@not_modified(bp)
 def get_law(state: str):
     """The cannabis law record of one state or territory."""
     return ok(laws.get_law(request_session(), state))

@@ -141,3 +141,13 @@ def usage_of(limiter: Limiter, api_key: ApiKey) -> dict[str, int]:
     item = parse(limit_string(api_key))
     reset, remaining = limiter.limiter.get_window_stats(item, _bucket(api_key.id), QUOTA_SCOPE)
     return {"limit": item.amount, "remaining": remaining, "reset": int(reset)}
+
+
+def quota_headers(limiter: Limiter) -> dict[str, str]:
+    """The X-RateLimit-* headers for the current key, read without spending quota."""
+    usage = usage_of(limiter, g.api_key)
+    return {
+        "X-RateLimit-Limit": str(usage["limit"]),
+        "X-RateLimit-Remaining": str(usage["remaining"]),
+        "X-RateLimit-Reset": str(usage["reset"]),
+    }

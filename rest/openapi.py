@@ -37,7 +37,15 @@ REQUEST_ID_HEADER: dict[str, Any] = {
 RETRY_AFTER_HEADER: dict[str, Any] = {
     "Retry-After": {"description": "Seconds to wait before retrying.", "schema": _INTEGER}
 }
-SUCCESS_HEADERS = {**QUOTA_HEADERS, **REQUEST_ID_HEADER}
+CACHE_HEADERS: dict[str, Any] = {
+    "ETag": {
+        "description": "Strong validator of this answer (data version, day and request); send "
+        "it back in If-None-Match for a 304 that costs no quota.",
+        "schema": {"type": "string"},
+    },
+    "Cache-Control": {"description": "private, no-cache", "schema": {"type": "string"}},
+}
+SUCCESS_HEADERS = {**QUOTA_HEADERS, **REQUEST_ID_HEADER, **CACHE_HEADERS}
 
 SPEC_OPTIONS: dict[str, Any] = {
     "info": {
@@ -107,6 +115,15 @@ def _error_headers(code: int) -> dict[str, Any]:
     if code == 429:
         return {**SUCCESS_HEADERS, **RETRY_AFTER_HEADER}
     return SUCCESS_HEADERS
+
+
+def not_modified(bp: Any) -> Callable[[Callable], Callable]:
+    """Document the bodiless 304 a matching If-None-Match gets (not charged)."""
+    return bp.alt_response(
+        304,
+        description="Not Modified: the If-None-Match tag still matches; not charged.",
+        headers={**QUOTA_HEADERS, **REQUEST_ID_HEADER, **CACHE_HEADERS},
+    )
 
 
 def errors(bp: Any, *codes: int) -> Callable[[Callable], Callable]:

@@ -8,7 +8,7 @@ from .args import SearchArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok_page
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import SearchHitSchema, page_envelope
 
 
@@ -16,6 +16,7 @@ from .schemas import SearchHitSchema, page_envelope
 @bp.arguments(SearchArgs, location="query", as_kwargs=False)
 @bp.response(200, page_envelope(SearchHitSchema, "SearchPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
 def search(args):
     """Ranked search across strains, dispensaries, doctors and deals."""
     query, page = args

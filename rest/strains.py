@@ -6,7 +6,7 @@ from .args import StrainArgs
 from .blueprint import bp
 from .db import request_session
 from .envelope import ok, ok_page
-from .openapi import SUCCESS_HEADERS, errors
+from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
 
 
@@ -14,6 +14,7 @@ from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page
 @bp.arguments(StrainArgs, location="query", as_kwargs=False)
 @bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
 def list_strains(args):
     """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name."""
     filters, page = args
@@ -23,6 +24,7 @@ def list_strains(args):
 @bp.get("/strains/<string:slug>")
 @bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 401, 404, 405, 429, 500)
+@not_modified(bp)
 def get_strain(slug: str):
     """One strain with description, terpenes, rating and review count."""
     return ok(strains.get_strain(request_session(), slug))

@@ -50,7 +50,7 @@ def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskCli
             assert set(operation["responses"]["200"]["headers"]) == {"X-Request-ID"}
             continue
         codes = set(operation["responses"])
-        assert {"200", "401", "405", "429", "500"} <= codes, path
+        assert {"200", "304", "401", "405", "429", "500"} <= codes, path
         assert ("404" in codes) == ("{" in path), path
         assert ("400" in codes) == ("{" not in path), path
         assert set(operation["responses"]["200"]["headers"]) == {
@@ -58,7 +58,10 @@ def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskCli
             "X-RateLimit-Remaining",
             "X-RateLimit-Reset",
             "X-Request-ID",
+            "ETag",
+            "Cache-Control",
         }
+        assert "content" not in operation["responses"]["304"]
         assert "Retry-After" in operation["responses"]["429"]["headers"]
         error_ref = operation["responses"]["401"]["content"]["application/json"]["schema"]
         assert error_ref == {"$ref": "#/components/schemas/ErrorEnvelope"}

@@ -1,0 +1,71 @@
+"""Conditional GETs: a strong ETag on every REST 200, and a free 304 for a matching If-None-Match.
+
+The tag is derived from the data version, the day (deals expire) and the normalized request
+(path and query parameters, without api_key), so it can be computed before running any query.
+The check runs after authentication and before the quota, so a 304 is never charged.
+"""
+
+import hashlib
+from collections.abc import Callable
+from datetime import date
+
+from flask import Flask, Response, g, request
+
+from service.dataset import data_version
+
+from .auth import QUERY_PARAMETER
+from .db import request_session
+
+CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
+
+
+def request_etag(version: int, today: date) -> str:
+    """The validator for the current request: same data, day and request give the same tag."""
+    params = sorted(
+        (name, value)
+        for name, values in request.args.lists()
+        if name != QUERY_PARAMETER
+        for value in values
+    )
+    text = repr((version, today.isoformat(), request.path, params))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _matching(tag: str) -> str | None:
+    """The client's tag that matches ``tag`` (compressed variants carry an ":<algorithm>")."""
+    if request.if_none_match.star_tag:
+        return tag
+    for candidate in request.if_none_match.as_set():
+        if candidate.split(":", 1)[0] == tag:
+            return candidate
+    return None
+
+
+def init_conditional(
+    app: Flask,
+    *,
+    applies: Callable[[], bool],
+    quota_headers: Callable[[], dict[str, str]],
+) -> None:
+    """Register the 304 check (call between the auth hook and the limiter) and the ETag setter."""
+
+    @app.before_request
+    def not_modified() -> Response | None:
+        if request.method not in ("GET", "HEAD") or not applies():
+            return None
+        g.etag = request_etag(data_version(request_session()), date.today())
+        client_tag = _matching(g.etag)
+        if client_tag is None:
+            return None
+        response = Response(status=304)
+        response.set_etag(client_tag)
+        response.headers["Cache-Control"] = CACHE_CONTROL
+        response.headers.update(quota_headers())
+        return response
+
+    @app.after_request
+    def tag_response(response: Response) -> Response:
+        if response.status_code == 200 and g.get("etag") and not response.get_etag()[0]:
+            response.set_etag(g.etag)
+            response.headers["Cache-Control"] = CACHE_CONTROL
+        return response

@@ -1,0 +1,90 @@
+"""Strong ETags on REST reads; If-None-Match answers 304 without spending quota."""
+
+from flask import Flask
+from flask.testing import FlaskClient
+
+from models import DatasetInfo
+from service import keys
+
+
+def _free_key(app: Flask) -> str:
+    with app.extensions["cds.sessions"]() as db:
+        new = keys.create_key(db, tier="free")
+        db.commit()
+    return new.plaintext
+
+
+def test_a_200_carries_a_strong_etag_and_cache_control(client: FlaskClient, api_keys: dict) -> None:
+    response = client.get("/api/v1/strains?limit=2", headers={"X-API-Key": api_keys["pro"]})
+    tag, weak = response.get_etag()
+    assert len(tag) == 32
+    assert weak is False
+    assert response.headers["Cache-Control"] == "private, no-cache"
+
+
+def test_matching_if_none_match_is_a_304_that_is_not_charged(
+    app: Flask, client: FlaskClient
+) -> None:
+    key = _free_key(app)
+    first = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
+    tag = first.get_etag()[0]
+    assert first.headers["X-RateLimit-Remaining"] == "99"
+    for _ in range(3):
+        again = client.get(
+            "/api/v1/laws/CA", headers={"X-API-Key": key, "If-None-Match": f'"{tag}"'}
+        )
+        assert again.status_code == 304
+        assert again.data == b""
+        assert again.get_etag() == (tag, False)
+        assert again.headers["X-RateLimit-Remaining"] == "99"
+    charged = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
+    assert charged.headers["X-RateLimit-Remaining"] == "98"
+
+
+def test_a_compressed_variant_of_the_tag_also_revalidates(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    headers = {"X-API-Key": api_keys["pro"], "Accept-Encoding": "br"}
+    first = client.get("/api/v1/strains?limit=50", headers=headers)
+    assert first.headers["Content-Encoding"] == "br"
+    tag = first.get_etag()[0]
+    assert tag.endswith(":br")
+    again = client.get("/api/v1/strains?limit=50", headers={**headers, "If-None-Match": f'"{tag}"'})
+    assert again.status_code == 304
+
+
+def test_tags_differ_by_request_but_not_by_key_spelling_or_parameter_order(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    headers = {"X-API-Key": api_keys["pro"]}
+
+    def tag(url: str) -> str:
+        return client.get(url, headers=headers).get_etag()[0]
+
+    assert tag("/api/v1/strains?type=indica&limit=3") == tag("/api/v1/strains?limit=3&type=indica")
+    assert tag("/api/v1/strains?limit=3") != tag("/api/v1/strains?limit=4")
+    assert tag(f"/api/v1/laws/CA?api_key={api_keys['free']}") == tag("/api/v1/laws/CA")
+
+
+def test_a_new_data_version_changes_every_tag(app: Flask, client: FlaskClient, api_keys: dict):
+    headers = {"X-API-Key": api_keys["pro"]}
+    before = client.get("/api/v1/laws/CA", headers=headers).get_etag()[0]
+    with app.extensions["cds.sessions"]() as db:
+        info = db.query(DatasetInfo).one()
+        info.version += 1
+        db.commit()
+    try:
+        after = client.get("/api/v1/laws/CA", headers={**headers, "If-None-Match": f'"{before}"'})
+        assert after.status_code == 200
+        assert after.get_etag()[0] != before
+    finally:
+        with app.extensions["cds.sessions"]() as db:
+            db.query(DatasetInfo).one().version -= 1
+            db.commit()
+
+
+def test_errors_and_graphql_carry_no_etag(client: FlaskClient, api_keys: dict) -> None:
+    headers = {"X-API-Key": api_keys["pro"]}
+    assert client.get("/api/v1/strains/nope", headers=headers).get_etag() == (None, None)
+    graphql = client.post("/graphql", json={"query": "{ laws { state } }"}, headers=headers)
+    assert graphql.get_etag() == (None, None)
