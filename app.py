@@ -87,12 +87,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     return app
 
 
-def _needs_key(path: str | None = None) -> bool:
+def _needs_key() -> bool:
     """REST and GraphQL operations need a key and draw from its quota; the GraphiQL page not."""
-    path = request.path if path is None else path
-    if path == GRAPHQL_PATH:
+    if request.path == GRAPHQL_PATH:
         return not is_ide_request()
-    return is_api_path(path)
+    return is_api_path(request.path)
 
 
 def _conditional() -> bool:
