@@ -5,7 +5,6 @@ from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from service.errors import (
-    RETRY_AFTER_SECONDS,
     UNAVAILABLE_MESSAGE,
     ServiceError,
     is_database_unavailable,
@@ -28,8 +27,6 @@ def error_response(
     """Render the error envelope with HTTP status ``code``."""
     response = jsonify(error_body(code, message, docs_link(code), param))
     response.status_code = code
-    if code == 503:
-        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

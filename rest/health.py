@@ -4,7 +4,7 @@ from flask import Flask, Response, jsonify
 from flask_limiter import Limiter
 from sqlalchemy import Engine, text
 
-from service.errors import RETRY_AFTER_SECONDS, is_database_unavailable
+from service.errors import is_database_unavailable
 
 HEALTH_PATH = "/health"
 
@@ -46,7 +46,7 @@ def init_health(app: Flask, *, engine: Engine, limiter: Limiter) -> None:
             }
         )
         # The quota storage failing degrades fairness, not answers: only the database is fatal.
+        # (rest.http adds Retry-After to every 503.)
         if not database:
             response.status_code = 503
-            response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response

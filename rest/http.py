@@ -4,6 +4,8 @@ from flask import Flask, Response
 from flask_compress import Compress
 from flask_cors import CORS
 
+from service.errors import RETRY_AFTER_SECONDS
+
 from .auth import HEADER as KEY_HEADER
 from .request_id import HEADER as REQUEST_ID_HEADER
 
@@ -46,4 +48,15 @@ def init_http(app: Flask, *, origins: list[str] | str) -> None:
     @app.after_request
     def no_sniffing(response: Response) -> Response:
         response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    # Registered before the limiter, so Flask runs it after the limiter's own hook, which adds
+    # Retry-After (time to quota reset) to every metered response. A client should read "wait"
+    # only on a 429, or on a 503 with the service's own delay.
+    @app.after_request
+    def retry_after_only_when_waiting(response: Response) -> Response:
+        if response.status_code == 503:
+            response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        elif response.status_code != 429:
+            response.headers.pop("Retry-After", None)
         return response

@@ -7,12 +7,11 @@ against the key for exactly one hour after it was made; no burst at window edges
 
 import time
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import RateLimitItem, parse
 
 from models import ApiKey
-from service.errors import RETRY_AFTER_SECONDS
 from service.quotas import limit_string
 
 FAILED_AUTH_LIMIT = "60 per hour"
@@ -109,18 +108,6 @@ class FailedAuthThrottle:
 
 def init_limits(app: Flask, limiter: Limiter) -> None:
     """Attach the limiter to the app (register the auth hook before calling this)."""
-
-    # Registered before the limiter's own after_request, so Flask runs it after that one.
-    @app.after_request
-    def retry_after_only_when_waiting(response: Response) -> Response:
-        # The limiter adds Retry-After (time to quota reset) to every metered response; a
-        # client should only read "wait" on a 429, or on a 503 with the service's own delay.
-        if response.status_code == 503:
-            response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
-        elif response.status_code != 429:
-            response.headers.pop("Retry-After", None)
-        return response
-
     limiter.init_app(app)
 
 
