@@ -18,6 +18,7 @@ from service.filters import (
     SEARCH_MAX_LENGTH,
     SEARCH_TYPES,
     STRAIN_TYPES,
+    WORD_MAX_LENGTH,
     DealFilters,
     DispensaryFilters,
     DoctorFilters,
@@ -46,7 +47,6 @@ from .openapi import (
 
 # The largest integer StrictInteger reads (18 digits); a larger limit is reduced, not refused.
 _LARGEST_INTEGER = 10**18 - 1
-_WORD_MAX_LENGTH = 40  # effect and flavor words (service.filters)
 
 
 def _limit(maximum: int) -> StrictInteger:
@@ -116,9 +116,9 @@ def _word(example: str) -> fields.String:
     return fields.String(
         metadata={
             "description": f"A word such as {example} (any case): a letter, then letters, digits, "
-            f"spaces or hyphens; at most {_WORD_MAX_LENGTH} characters. An unknown word matches "
+            f"spaces or hyphens; at most {WORD_MAX_LENGTH} characters. An unknown word matches "
             "nothing.",
-            "pattern": word_pattern(_WORD_MAX_LENGTH),
+            "pattern": word_pattern(WORD_MAX_LENGTH),
         }
     )
 

@@ -23,7 +23,8 @@ MAX_CBD = 100.0
 SEARCH_MAX_LENGTH = 200
 SEARCH_TYPES = ("strains", "dispensaries", "doctors", "deals")
 SearchType = Literal["strains", "dispensaries", "doctors", "deals"]
-_WORD = re.compile(r"^[a-z][a-z0-9 \-]{0,39}$")
+WORD_MAX_LENGTH = 40  # effect and flavor words
+_WORD = re.compile(rf"^[a-z][a-z0-9 \-]{{0,{WORD_MAX_LENGTH - 1}}}$")
 
 
 def is_encodable(text: str) -> bool:
@@ -51,7 +52,7 @@ def _word(value: str | None, param: str) -> str | None:
     if not _WORD.fullmatch(folded):
         raise InvalidParameter(
             f"{param} must be a lowercase word such as relaxed or earthy (letters, digits, spaces "
-            "or hyphens, at most 40 characters)",
+            f"or hyphens, at most {WORD_MAX_LENGTH} characters)",
             param=param,
         )
     return folded
