@@ -85,12 +85,7 @@ class Query:
         page = strains.list_strains(
             info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
         )
-        return Page(
-            items=[Strain.from_model(s, info) for s in page.items],
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-        )
+        return Page.of(page, [Strain.from_model(s, info) for s in page.items])
 
     @strawberry.field(description="One strain by slug, or null.")
     def strain(self, info: Info[Context, None], slug: str) -> Strain | None:
@@ -119,7 +114,7 @@ class Query:
             info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
         )
         items = [Dispensary.from_model(hit.dispensary, info, hit.distance) for hit in page.items]
-        return Page(items=items, total=page.total, limit=page.limit, offset=page.offset)
+        return Page.of(page, items)
 
     @strawberry.field(description="One dispensary by id (disp_<n>), or null.")
     def dispensary(self, info: Info[Context, None], id: str) -> Dispensary | None:
@@ -143,12 +138,7 @@ class Query:
             PageRequest.build(limit, offset, maximum=MAX_LIMIT),
             today=info.context.today,
         )
-        return Page(
-            items=[Deal.from_model(d, info) for d in page.items],
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-        )
+        return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
     @strawberry.field(description="Doctors by place and telehealth; by name (limit at most 50).")
     def doctors(
@@ -166,12 +156,7 @@ class Query:
             filters,
             PageRequest.build(limit, offset, maximum=DOCTORS_MAX_LIMIT),
         )
-        return Page(
-            items=[Doctor.from_model(d, info) for d in page.items],
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-        )
+        return Page.of(page, [Doctor.from_model(d, info) for d in page.items])
 
     @strawberry.field(description="The law record of one state or territory, or null.")
     def law(self, info: Info[Context, None], state: str) -> Law | None:
@@ -201,12 +186,7 @@ class Query:
             PageRequest.build(limit, offset, maximum=MAX_LIMIT),
             today=info.context.today,
         )
-        return Page(
-            items=_search_items(info, page.items),
-            total=page.total,
-            limit=page.limit,
-            offset=page.offset,
-        )
+        return Page.of(page, _search_items(info, page.items))
 
 
 class ApiSchema(strawberry.Schema):

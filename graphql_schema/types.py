@@ -22,6 +22,7 @@ from service import deals, dispensaries, laws, strains
 from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
 from service.geo import normalise_state
 from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
+from service.paging import Page as ServicePage
 
 from .context import Context
 from .enums import DispensaryType, StrainType
@@ -365,3 +366,8 @@ class Page(Generic[T]):
     total: int
     limit: int
     offset: int
+
+    @classmethod
+    def of(cls, page: ServicePage, items: list[T]) -> "Page[T]":
+        """``items`` (built from ``page.items``) with the service page's total, limit, offset."""
+        return cls(items=items, total=page.total, limit=page.limit, offset=page.offset)
