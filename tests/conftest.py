@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import Engine, create_engine, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
@@ -44,9 +45,31 @@ def tiny_db_url(tmp_path_factory: pytest.TempPathFactory, reference_day: date) -
         _drop_scratch_database(server, url)
 
 
+DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+@pytest.fixture
+def postgres_scratch_url() -> Iterator[str]:
+    """An empty scratch database on the server at TEST_POSTGRES_URL (skipped when unreachable)."""
+    server = os.environ.get("TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
+    try:
+        url = _create_scratch_database(server)
+    except OperationalError as error:
+        reason = str(error.orig).splitlines()[0] if error.orig else type(error).__name__
+        pytest.skip(f"PostgreSQL is not reachable at {make_url(server).host}: {reason}")
+    yield url
+    _drop_scratch_database(server, url)
+
+
+def _admin_engine(server_url: str) -> Engine:
+    return create_engine(
+        server_url, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 3}
+    )
+
+
 def _create_scratch_database(server_url: str) -> str:
     name = f"cds_tests_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    admin = _admin_engine(server_url)
     with admin.connect() as conn:
         conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     admin.dispose()
@@ -54,7 +77,7 @@ def _create_scratch_database(server_url: str) -> str:
 
 
 def _drop_scratch_database(server_url: str, url: str) -> None:
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    admin = _admin_engine(server_url)
     with admin.connect() as conn:
         conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{make_url(url).database}" WITH (FORCE)')
     admin.dispose()

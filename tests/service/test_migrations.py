@@ -7,7 +7,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect, make_url
+from sqlalchemy import create_engine, inspect
 
 from models import Base
 
@@ -47,40 +47,3 @@ def test_migrations_build_the_model_schema_on_sqlite(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_migrations_build_the_model_schema_on_postgresql(postgres_scratch_url: str) -> None:
     _assert_migrated_schema_matches_models(postgres_scratch_url)
-
-
-@pytest.fixture
-def postgres_scratch_url() -> str:
-    import os
-    import uuid
-
-    import psycopg
-
-    server = make_url(
-        os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    )
-    name = f"cds_migrations_{uuid.uuid4().hex[:10]}"
-    try:
-        admin = psycopg.connect(
-            host=server.host,
-            port=server.port or 5432,
-            user=server.username,
-            password=server.password,
-            dbname=server.database,
-            connect_timeout=3,
-            autocommit=True,
-        )
-    except psycopg.Error as error:
-        pytest.skip(f"PostgreSQL is not reachable at {server.host}:{server.port}: {error}")
-    with admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    yield server.set(database=name).render_as_string(hide_password=False)
-    with psycopg.connect(
-        host=server.host,
-        port=server.port or 5432,
-        user=server.username,
-        password=server.password,
-        dbname=server.database,
-        autocommit=True,
-    ) as admin:
-        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
