@@ -7,7 +7,6 @@ class ServiceError(Exception):
     """Base of every error the service raises on purpose; ``code`` equals the HTTP status."""
 
     code = 500
-    slug = "server-error"
 
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
@@ -17,22 +16,14 @@ class ServiceError(Exception):
 
 class InvalidParameter(ServiceError):
     code = 400
-    slug = "bad-request"
 
 
 class Unauthorized(ServiceError):
     code = 401
-    slug = "unauthorized"
 
 
 class NotFound(ServiceError):
     code = 404
-    slug = "not-found"
-
-
-class ServiceUnavailable(ServiceError):
-    code = 503
-    slug = "unavailable"
 
 
 RETRY_AFTER_SECONDS = 5

@@ -66,11 +66,6 @@ def generate_plaintext() -> str:
     return body + _checksum(body)
 
 
-def redact(plaintext: str) -> str:
-    """Return a form safe for logs: the prefix and the last four characters."""
-    return f"{KEY_PREFIX}…{plaintext[-4:]}" if plaintext else ""
-
-
 def create_key(
     session: Session, *, tier: str, name: str = "", hourly_limit: int | None = None
 ) -> NewKey:
