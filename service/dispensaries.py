@@ -2,7 +2,7 @@
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import Select, func, select
@@ -68,12 +68,7 @@ def list_dispensaries(
     if filters.origin is not None:
         return _list_nearby(session, filters, filters.origin, page)
     result = paginate(session, _select_dispensaries(filters), page)
-    return Page(
-        items=[DispensaryHit(d) for d in result.items],
-        total=result.total,
-        limit=result.limit,
-        offset=result.offset,
-    )
+    return replace(result, items=[DispensaryHit(d) for d in result.items])
 
 
 def _list_nearby(
