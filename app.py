@@ -13,6 +13,7 @@ from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
 from models.db import make_engine, make_session_factory
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
+from rest.caching import Expiring, KeyCache, PageCache, init_page_cache
 from rest.conditional import init_conditional
 from rest.db import SESSIONS_EXTENSION, request_session
 from rest.docs import init_docs
@@ -33,6 +34,7 @@ from rest.request_id import init_request_id
 from rest.serving import make_serve_command
 from seed.cli import make_keys_group, make_seed_command
 from service.config import Settings
+from service.dataset import data_version
 from service.geo import warm_zip_index
 
 ENGINE_EXTENSION = "cds.engine"
@@ -50,6 +52,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         CORS_ORIGINS=list(settings.cors_origins),
         DB_CONNECT_TIMEOUT_S=settings.db_connect_timeout_s,
         DB_STATEMENT_TIMEOUT_MS=settings.db_statement_timeout_ms,
+        STATE_TTL_MS=settings.state_ttl_ms,
+        PAGE_CACHE_MB=settings.page_cache_mb,
         RATELIMIT_HEADERS_ENABLED=True,
     )
     if config:
@@ -71,12 +75,30 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_error_handlers(app)
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
-    init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key)
-    init_conditional(app, applies=_conditional, quota_headers=lambda: quota_headers(limiter))
+    state_ttl_s = app.config["STATE_TTL_MS"] / 1000
+    version = Expiring(state_ttl_s)
+    page_cache_bytes = app.config["PAGE_CACHE_MB"] * 1024 * 1024
+    init_auth(
+        app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=KeyCache(state_ttl_s)
+    )
+    init_conditional(
+        app,
+        applies=_conditional,
+        quota_headers=lambda: quota_headers(limiter),
+        version=version,
+    )
     init_limits(app, limiter)
+    # After the limiter's hook: a page served from the cache has been charged.
+    init_page_cache(app, PageCache(page_cache_bytes))
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
-    init_graphql(app, sessions=request_session, quota=lambda: quota_snapshot(limiter))
+    init_graphql(
+        app,
+        sessions=request_session,
+        quota=lambda: quota_snapshot(limiter),
+        version=lambda: version.get(lambda: data_version(request_session())),
+        results=PageCache(page_cache_bytes),
+    )
     init_health(app, engine=app.extensions[ENGINE_EXTENSION], limiter=limiter)
     init_docs(app)
     warm_zip_index()

@@ -10,19 +10,33 @@ from flask import Flask
 from sqlalchemy.orm import Session
 
 from .schema import make_schema
-from .view import ApiGraphQLView, assets, is_ide_request
+from .view import ApiGraphQLView, ResultCache, assets, is_ide_request
 
 GRAPHQL_PATH = "/graphql"
 
-__all__ = ["GRAPHQL_PATH", "init_graphql", "is_ide_request", "make_schema"]
+__all__ = ["GRAPHQL_PATH", "ResultCache", "init_graphql", "is_ide_request", "make_schema"]
 
 
 def init_graphql(
-    app: Flask, *, sessions: Callable[[], Session], quota: Callable[[], dict[str, int] | None]
+    app: Flask,
+    *,
+    sessions: Callable[[], Session],
+    quota: Callable[[], dict[str, int] | None],
+    version: Callable[[], int],
+    results: ResultCache,
 ) -> None:
-    """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets."""
+    """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
+
+    ``version`` gives the data version and ``results`` keeps finished results between requests.
+    """
     view = ApiGraphQLView.as_view(
-        "graphql", schema=make_schema(), sessions=sessions, quota=quota, graphql_ide="graphiql"
+        "graphql",
+        schema=make_schema(),
+        sessions=sessions,
+        quota=quota,
+        version=version,
+        results=results,
+        graphql_ide="graphiql",
     )
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
     app.register_blueprint(assets)

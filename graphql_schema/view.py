@@ -1,15 +1,18 @@
 """The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
 
+import hashlib
 from collections.abc import Callable
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
+import orjson
 from cross_web import HTTPException as TransportError
 from flask import Blueprint, Request, Response, abort, request
 from sqlalchemy.orm import Session
 from strawberry.flask.views import GraphQLView
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.ides import get_graphql_ide_html
+from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
@@ -66,19 +69,38 @@ def offline_graphiql_html() -> str:
     ).replace("<title>Strawberry GraphiQL</title>", "<title>Cannabis Data Service GraphQL</title>")
 
 
+class ResultCache(Protocol):
+    """Where finished results are kept between requests (bytes by key)."""
+
+    @property
+    def enabled(self) -> bool: ...
+
+    def get(self, tag: str) -> bytes | None: ...
+    def put(self, tag: str, body: bytes) -> None: ...
+
+
 class ApiGraphQLView(GraphQLView):
-    """Runs operations with a per-request Context and reports the caller's quota."""
+    """Runs operations with a per-request Context and reports the caller's quota.
+
+    Results without errors are cached by data version, day, method, document, variables and
+    operation name: the data only changes with a seed or import, so a repeated query is answered
+    without parsing, validating or resolving it again (it is still authenticated and charged).
+    """
 
     def __init__(
         self,
         *,
         sessions: Callable[[], Session],
         quota: Callable[[], dict[str, int] | None],
+        version: Callable[[], int],
+        results: ResultCache,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self._sessions = sessions
         self._quota = quota
+        self._version = version
+        self._results = results
         self._ide_html = offline_graphiql_html()
 
     @property
@@ -87,6 +109,43 @@ class ApiGraphQLView(GraphQLView):
 
     def get_context(self, request: Request, response: Response) -> Context:
         return Context(session=self._sessions(), today=date.today())
+
+    def encode_json(self, data: object) -> bytes:
+        return orjson.dumps(data)
+
+    def execute_single(
+        self,
+        request: Request,
+        request_adapter: SyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: Any,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        tag = self._result_tag(request_adapter.method, request_data, context.today)
+        if tag is not None and (cached := self._results.get(tag)) is not None:
+            return ExecutionResult(data=orjson.loads(cached), errors=None)
+        result = super().execute_single(
+            request, request_adapter, sub_response, context, root_value, request_data
+        )
+        if tag is not None and not result.errors and result.data is not None:
+            self._results.put(tag, orjson.dumps(result.data))
+        return result
+
+    def _result_tag(self, method: str, data: GraphQLRequestData, today: date) -> str | None:
+        """The cache key of an operation, or None when it cannot be cached."""
+        if not self._results.enabled:
+            return None
+        try:
+            variables = orjson.dumps(data.variables, option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            return None  # not plain JSON (cannot come from a request, but stay safe)
+        if not isinstance(data.query, str) or data.extensions:
+            return None
+        text = repr(
+            (self._version(), today.isoformat(), method, data.query, variables, data.operation_name)
+        )
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
         if result.errors:

@@ -11,6 +11,7 @@ from flask import Flask, g, request
 from service import keys
 from service.errors import Unauthorized
 
+from .caching import KeyCache
 from .db import request_session
 from .errors import error_response
 from .limits import FAILED_AUTH_LIMIT, FailedAuthThrottle
@@ -24,7 +25,9 @@ def presented_key() -> str | None:
     return request.headers.get(HEADER) or request.args.get(QUERY_PARAMETER) or None
 
 
-def init_auth(app: Flask, throttle: FailedAuthThrottle, needs_key: Callable[[], bool]) -> None:
+def init_auth(
+    app: Flask, throttle: FailedAuthThrottle, needs_key: Callable[[], bool], key_cache: KeyCache
+) -> None:
     """Register the before-request hook that authenticates metered requests."""
 
     @app.before_request
@@ -39,7 +42,10 @@ def init_auth(app: Flask, throttle: FailedAuthThrottle, needs_key: Callable[[], 
                 headers={"Retry-After": str(throttle.retry_after(address))},
             )
         try:
-            g.api_key = keys.authenticate(request_session(), presented_key())
+            presented = keys.check_presented(presented_key())
+            g.api_key = key_cache.get_or_load(
+                keys.hash_key(presented), lambda: keys.authenticate(request_session(), presented)
+            )
         except Unauthorized as error:
             throttle.record(address)
             return error_response(401, error.message)

@@ -11,7 +11,7 @@ from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import RateLimitItem, parse
 
-from models import ApiKey
+from service.keys import KeyIdentity
 from service.quotas import limit_string
 
 FAILED_AUTH_LIMIT = "60 per hour"
@@ -123,7 +123,7 @@ def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
     }
 
 
-def usage_of(limiter: Limiter, api_key: ApiKey) -> dict[str, int]:
+def usage_of(limiter: Limiter, api_key: KeyIdentity) -> dict[str, int]:
     """The key's quota right now, read without spending any of it."""
     item = parse(limit_string(api_key))
     reset, remaining = limiter.limiter.get_window_stats(item, _bucket(api_key.id), QUOTA_SCOPE)

@@ -28,6 +28,10 @@ class Settings:
     cors_origins: tuple[str, ...] = ("*",)
     db_connect_timeout_s: int = 3
     db_statement_timeout_ms: int = 5_000
+    # How long a worker reuses a key lookup and the data version (0: ask the database each time).
+    state_ttl_ms: int = 1_000
+    # Serialized REST pages kept per worker, in MiB (0 turns the page cache off).
+    page_cache_mb: int = 64
 
     @classmethod
     def from_env(
@@ -53,6 +57,8 @@ class Settings:
             cors_origins=_origins(env.get("CORS_ORIGINS", "")),
             db_connect_timeout_s=_positive_int(env, "DB_CONNECT_TIMEOUT_S", 3),
             db_statement_timeout_ms=_positive_int(env, "DB_STATEMENT_TIMEOUT_MS", 5_000),
+            state_ttl_ms=_whole_number(env, "STATE_TTL_MS", 1_000),
+            page_cache_mb=_whole_number(env, "PAGE_CACHE_MB", 64),
         )
 
 
@@ -78,9 +84,16 @@ def _origins(value: str) -> tuple[str, ...]:
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _whole_number(env, name, default)
+    if value < 1:
+        raise ConfigError(f"{name} must be a positive whole number; got {value!r}")
+    return value
+
+
+def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
     raw = env.get(name, "").strip()
     if not raw:
         return default
-    if not raw.isascii() or not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{name} must be a positive whole number; got {raw!r}")
+    if not raw.isascii() or not raw.isdigit():
+        raise ConfigError(f"{name} must be a whole number (0 or more); got {raw!r}")
     return int(raw)

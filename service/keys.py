@@ -28,6 +28,15 @@ KEY_PATTERN = re.compile(rf"^{KEY_PREFIX}[A-Za-z0-9]{{{RANDOM_LENGTH + CHECK_LEN
 
 
 @dataclass(frozen=True)
+class KeyIdentity:
+    """What a request needs to know about its live key: no secret, no ORM state (cacheable)."""
+
+    id: int
+    tier: str
+    hourly_limit: int | None
+
+
+@dataclass(frozen=True)
 class NewKey:
     """A freshly created key: the plaintext exists only here, once."""
 
@@ -93,16 +102,26 @@ def create_key(
     return NewKey(plaintext=plaintext, record=record)
 
 
-def authenticate(session: Session, presented: str | None) -> ApiKey:
-    """Return the live key matching ``presented``; raise Unauthorized if missing, bad or revoked."""
+def check_presented(presented: str | None) -> str:
+    """Return ``presented`` if it could be a key; raise Unauthorized (no database needed)."""
     if not presented:
         raise Unauthorized("API key missing: send it in the X-API-Key header")
     if not is_well_formed(presented):
         raise Unauthorized("API key invalid")
-    record = session.scalar(select(ApiKey).where(ApiKey.key_hash == hash_key(presented)))
-    if record is None or record.revoked_at is not None:
+    return presented
+
+
+def authenticate(session: Session, presented: str | None) -> KeyIdentity:
+    """Return the live key matching ``presented``; raise Unauthorized if missing, bad or revoked."""
+    key_hash = hash_key(check_presented(presented))
+    row = session.execute(
+        select(ApiKey.id, ApiKey.tier, ApiKey.hourly_limit).where(
+            ApiKey.key_hash == key_hash, ApiKey.revoked_at.is_(None)
+        )
+    ).first()
+    if row is None:
         raise Unauthorized("API key invalid")
-    return record
+    return KeyIdentity(id=row.id, tier=row.tier, hourly_limit=row.hourly_limit)
 
 
 def list_keys(session: Session) -> list[ApiKey]:

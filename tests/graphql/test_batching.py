@@ -59,6 +59,28 @@ def _run(app: Flask, client: FlaskClient, key: str, query: str, limit: int) -> t
     return body["data"], len(statements)
 
 
+@pytest.fixture
+def app(make_app) -> Flask:
+    """Without the result cache and with a key lookup per request: every query really runs."""
+    return make_app(STATE_TTL_MS=0, PAGE_CACHE_MB=0)
+
+
+@pytest.fixture
+def client(app: Flask) -> Iterator[FlaskClient]:
+    with app.test_client() as client:
+        yield client
+
+
+def test_a_repeated_query_is_answered_from_the_result_cache(make_app, api_keys: dict) -> None:
+    cached = make_app()
+    with cached.test_client() as client:
+        first, first_count = _run(cached, client, api_keys["enterprise"], NESTED, 5)
+        again, again_count = _run(cached, client, api_keys["enterprise"], NESTED, 5)
+    assert again == first
+    assert first_count > 0
+    assert again_count == 0  # key and data version reused, result cached: no statement at all
+
+
 @pytest.mark.parametrize("query", [NESTED, STRAINS_NESTED], ids=["dispensaries", "strains"])
 def test_statement_count_is_the_same_for_5_and_100_parents(
     app: Flask, client: FlaskClient, api_keys: dict, query: str

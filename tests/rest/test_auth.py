@@ -1,3 +1,5 @@
+import time
+
 import pytest
 from flask.testing import FlaskClient
 
@@ -59,17 +61,31 @@ def test_header_wins_over_query_parameter(client: FlaskClient, api_keys: dict) -
     assert invalid_header.status_code == 401
 
 
-def test_revoked_key_is_rejected_on_the_next_request(app, client: FlaskClient) -> None:
+def _revoke_between_requests(app, ttl_wait_s: float) -> tuple[int, int]:
+    """Statuses of a request before and after revoking its key (``ttl_wait_s`` in between)."""
     factory = app.extensions["cds.sessions"]
     with factory() as db:
         new = keys.create_key(db, tier="free", name="to revoke")
         db.commit()
         key_id = new.record.id
-    assert client.get("/api/v1/laws/CA", headers={"X-API-Key": new.plaintext}).status_code == 200
-    with factory() as db:
-        keys.revoke_key(db, key_id)
-        db.commit()
-    assert client.get("/api/v1/laws/CA", headers={"X-API-Key": new.plaintext}).status_code == 401
+    headers = {"X-API-Key": new.plaintext}
+    with app.test_client() as client:
+        before = client.get("/api/v1/laws/CA", headers=headers)
+        with factory() as db:
+            keys.revoke_key(db, key_id)
+            db.commit()
+        time.sleep(ttl_wait_s)
+        after = client.get("/api/v1/laws/CA", headers=headers)
+    return before.status_code, after.status_code
+
+
+def test_revoked_key_is_rejected_on_the_next_request_without_state_cache(make_app) -> None:
+    assert _revoke_between_requests(make_app(STATE_TTL_MS=0), 0) == (200, 401)
+
+
+def test_revoked_key_is_rejected_once_the_state_cache_expires(make_app) -> None:
+    # Workers reuse a key lookup for STATE_TTL_MS; after that the revocation holds everywhere.
+    assert _revoke_between_requests(make_app(STATE_TTL_MS=50), 0.2) == (200, 401)
 
 
 def test_repeated_failed_keys_from_one_address_are_throttled(client: FlaskClient) -> None:

@@ -66,7 +66,9 @@ def test_tags_differ_by_request_but_not_by_key_spelling_or_parameter_order(
     assert tag(f"/api/v1/laws/CA?api_key={api_keys['free']}") == tag("/api/v1/laws/CA")
 
 
-def test_a_new_data_version_changes_every_tag(app: Flask, client: FlaskClient, api_keys: dict):
+def test_a_new_data_version_changes_every_tag(make_app, api_keys: dict) -> None:
+    app = make_app(STATE_TTL_MS=0)  # read the data version on every request
+    client = app.test_client()
     headers = {"X-API-Key": api_keys["pro"]}
     before = client.get("/api/v1/laws/CA", headers=headers).get_etag()[0]
     with app.extensions["cds.sessions"]() as db:
