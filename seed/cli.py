@@ -1,4 +1,4 @@
-"""Operator commands: ``flask seed`` and ``flask keys create|list|revoke``.
+"""Operator commands: ``flask seed``, ``flask data import`` and ``flask keys create|list|revoke``.
 
 The commands receive the engine or session factory through small callables so that this package
 needs neither Flask nor the app object.
@@ -7,17 +7,20 @@ needs neither Flask nor the app object.
 import time
 from collections.abc import Callable
 from datetime import date
+from pathlib import Path
 
 import click
-from sqlalchemy import Engine, inspect, select
+from sqlalchemy import Engine, func, inspect, select
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from models import Strain
+from models import DatasetInfo, Strain
 from models.api_key import KEY_TIERS
 from service import keys
 from service.errors import ServiceError
 
-from .generate import DEFAULT_SEED, generate
+from .generate import DEFAULT_SEED, Dataset, generate
+from .importing import ImportReport, build_dataset, read_directory, validate
 from .load import load_dataset
 
 SCALES = ("full", "tiny")
@@ -62,6 +65,81 @@ def make_seed_command(get_engine: Callable[[], Engine]) -> click.Command:
             click.echo(f"  {table:<16} {count:>7,}")
 
     return seed_command
+
+
+def _validate_import(path: Path, *, skip_invalid: bool) -> ImportReport:
+    """Read and check every file of ``path``; print each problem; fail unless importable."""
+    source = read_directory(path)
+    with click.progressbar(length=source.record_count, label="Validating records") as bar:
+        report = validate(source, progress=bar.update)
+    issues = report.issues()
+    for issue in issues:
+        click.echo(str(issue), err=True)
+    if report.problems:
+        raise click.ClickException(
+            f"{len(report.problems)} problem(s) with the files themselves; nothing was imported."
+        )
+    if issues and not skip_invalid:
+        raise click.ClickException(
+            f"{len(issues)} invalid record(s); nothing was imported. Fix them, or pass "
+            "--skip-invalid to import the valid rest."
+        )
+    for file_name, skipped, total in report.skipped():
+        click.echo(f"Skipped {skipped} of {total} records in {file_name}.")
+    if report.bundled_laws:
+        click.echo("No laws file: using the bundled law records.")
+    return report
+
+
+def _load_import(engine: Engine, dataset: Dataset) -> dict[str, int]:
+    """Load ``dataset`` in one transaction; on failure the previous data stays in place."""
+    total = sum(len(rows) for rows in dataset.tables().values())
+    try:
+        with click.progressbar(length=total, label="Loading imported data") as bar:
+            return load_dataset(
+                engine, dataset, progress=lambda _table, n: bar.update(n), source="import"
+            )
+    except SQLAlchemyError as exc:
+        raise click.ClickException(
+            f"loading failed and was rolled back; the previous data is still served ({exc})"
+        ) from exc
+
+
+def make_data_group(get_engine: Callable[[], Engine]) -> click.Group:
+    """Return the ``data`` command group bound to the engine that ``get_engine`` yields."""
+
+    @click.group("data")
+    def data_group() -> None:
+        """Replace the demo dataset with your own data."""
+
+    @data_group.command("import")
+    @click.argument("path", type=click.Path(exists=True, file_okay=False, path_type=Path))
+    @click.option(
+        "--skip-invalid",
+        is_flag=True,
+        help="Load the valid records, skipping invalid ones and the records that refer to them.",
+    )
+    def import_command(path: Path, skip_invalid: bool) -> None:
+        """Replace the dataset with the <resource>.jsonl / <resource>.csv files in PATH.
+
+        Every record is checked first; any invalid record stops the import with nothing
+        changed (unless --skip-invalid). API keys are kept.
+        """
+        engine = get_engine()
+        started = time.perf_counter()
+        report = _validate_import(path, skip_invalid=skip_invalid)
+        counts = _load_import(engine, build_dataset(report, today=date.today()))
+        with engine.connect() as conn:
+            version = conn.scalar(select(func.max(DatasetInfo.version)))
+        elapsed = time.perf_counter() - started
+        click.echo(
+            f"Imported {path} into {engine.url.render_as_string(hide_password=True)} in "
+            f"{elapsed:.1f} s (data version {version}):"
+        )
+        for table, count in counts.items():
+            click.echo(f"  {table:<16} {count:>7,}")
+
+    return data_group
 
 
 def make_keys_group(get_sessions: Callable[[], sessionmaker[Session]]) -> click.Group:

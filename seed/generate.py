@@ -64,7 +64,7 @@ SCALES: dict[str, Scale] = {
 class Dataset:
     """Rows for every table as plain dicts keyed by model column name, ids 1..n."""
 
-    seed: int
+    seed: int | None  # None for imported data
     scale: str
     reference_day: date
     laws: list[Row]

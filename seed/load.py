@@ -28,12 +28,17 @@ def _previous_version(conn: Connection) -> int:
 
 
 def load_dataset(
-    engine: Engine, dataset: Dataset, *, progress: Progress | None = None
+    engine: Engine,
+    dataset: Dataset,
+    *,
+    progress: Progress | None = None,
+    source: str = SOURCE,
 ) -> dict[str, int]:
     """Replace every data table (API keys are kept), insert a DatasetInfo row; one transaction.
 
     Returns the number of rows inserted per dataset table. ``progress(table, rows)`` is
-    called after each chunk with the table name and the rows just inserted.
+    called after each chunk with the table name and the rows just inserted. ``source`` is
+    recorded in DatasetInfo: "demo-seed" for the generated data, "import" for imported files.
     """
     counts: dict[str, int] = {}
     loaded_at = utcnow()
@@ -58,7 +63,7 @@ def load_dataset(
             insert(DatasetInfo),
             {
                 "version": version,
-                "source": SOURCE,
+                "source": source,
                 "seed": dataset.seed,
                 "reference_day": dataset.reference_day,
                 "loaded_at": loaded_at,

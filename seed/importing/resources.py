@@ -1,0 +1,274 @@
+"""The seven resources an import reads: fields, public key, unique fields and references.
+
+Field names are the API's where the API serves the value (``reviewCount``, ``stateCode``) and
+the model column's otherwise (``street``, ``zip``, ``lat``). Length limits come from the model
+columns and vocabularies from the models the API filters validate against.
+"""
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
+from models.deal import DEAL_CATEGORIES
+from models.dispensary import DISPENSARY_TYPES
+from models.strain import STRAIN_TYPES
+from service.strains import SLUG_PATTERN
+
+from ..dispensaries import DAYS
+from .fields import (
+    Field,
+    Parser,
+    boolean,
+    choice,
+    column_length,
+    integer,
+    iso_date,
+    number,
+    state_code,
+    text,
+    text_list,
+    weekly_hours,
+    word_list,
+)
+from .locations import location_problems
+
+Values = dict[str, Any]
+Check = Callable[[Values], list[str]]
+
+MAX_PERCENT = 100.0
+MAX_RATING = 5.0
+SOURCE_MAX_LENGTH = 500
+_PHONE = re.compile(r"^(?=(?:[^0-9]*[0-9]){7})[0-9+() .\-]+$")
+_WEBSITE = re.compile(r"^https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A field naming a record of another resource by that resource's key."""
+
+    field: str
+    resource: str
+    label: str  # how messages name the target: "dispensary", "strain", "state"
+
+
+@dataclass(frozen=True)
+class Resource:
+    """How one resource file is read and checked."""
+
+    name: str
+    fields: tuple[Field, ...]
+    key: str | None = None  # the field holding the record's public id
+    unique: tuple[str, ...] = ()  # further fields no two records may share
+    references: tuple[Reference, ...] = ()
+    checks: tuple[Check, ...] = ()  # rules across fields, run once every field is valid
+    # A field given in CSV as several columns (dispensary hours as one column per weekday).
+    csv_group: tuple[str, tuple[str, ...]] | None = None
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+    def csv_columns(self) -> tuple[str, ...]:
+        """The columns a CSV file of this resource may have."""
+        columns: list[str] = []
+        for f in self.fields:
+            if self.csv_group is not None and f.name == self.csv_group[0]:
+                columns.extend(self.csv_group[1])
+            else:
+                columns.append(f.name)
+        return tuple(columns)
+
+    def required_csv_columns(self) -> tuple[str, ...]:
+        """The columns a CSV header must have: required fields (every column of a group)."""
+        grouped = self.csv_group[1] if self.csv_group is not None else ()
+        return tuple(c for c in self.csv_columns() if c in grouped or self._required(c))
+
+    def _required(self, name: str) -> bool:
+        return any(f.name == name and f.required for f in self.fields)
+
+
+def _public_id(prefix: str, length: int) -> Parser:
+    pattern = re.compile(rf"^{prefix}_[0-9]{{1,18}}$")
+    return text(length, pattern=pattern, hint=f"must look like {prefix}_1001")
+
+
+def _slug() -> Parser:
+    return text(
+        column_length(Strain.slug),
+        pattern=SLUG_PATTERN,
+        hint="must be a lowercase slug such as blue-dream (letters, digits and single hyphens)",
+    )
+
+
+DISPENSARY_ID = _public_id("disp", column_length(Dispensary.public_id))
+
+
+def _law_check(values: Values) -> list[str]:
+    if not values["home_grow"] and values["home_grow_plants"]:
+        return ["home_grow_plants must be 0 when home_grow is false"]
+    return []
+
+
+def _location_check(values: Values) -> list[str]:
+    return location_problems(values["state"], values["zip"], values["lat"], values["lng"])
+
+
+def _menu_check(values: Values) -> list[str]:
+    if values["strain"] is not None and values["category"] != "flower":
+        return ["strain may only be given on flower items"]
+    return []
+
+
+def _location_fields(model: type[Dispensary] | type[Doctor]) -> tuple[Field, ...]:
+    return (
+        Field("city", text(column_length(model.city))),
+        Field("state", state_code()),
+        Field("zip", text(pattern=re.compile(r"^[0-9]{5}$"), hint="must be five digits")),
+        Field("lat", number(-90.0, 90.0)),
+        Field("lng", number(-180.0, 180.0)),
+    )
+
+
+LAWS = Resource(
+    name="laws",
+    key="stateCode",
+    unique=("state",),
+    fields=(
+        Field("state", text(column_length(Law.state))),
+        Field("stateCode", state_code()),
+        Field("recreational", boolean()),
+        Field("medical", boolean()),
+        Field("possession_limit_oz", number(0.0)),
+        Field("home_grow", boolean()),
+        Field("home_grow_plants", integer(0)),
+        Field("delivery_legal", boolean()),
+        Field("updated", iso_date()),
+        Field("notes", text(multiline=True), required=False, default=""),
+        Field("confidence", text(column_length(Law.confidence)), required=False, default=""),
+        Field("sources", text_list(SOURCE_MAX_LENGTH), required=False, default=list),
+    ),
+    checks=(_law_check,),
+)
+
+STRAINS = Resource(
+    name="strains",
+    key="slug",
+    unique=("name",),
+    fields=(
+        Field("slug", _slug()),
+        Field("name", text(column_length(Strain.name))),
+        Field("type", choice(STRAIN_TYPES)),
+        Field("thc", number(0.0, MAX_PERCENT)),
+        Field("cbd", number(0.0, MAX_PERCENT)),
+        Field("description", text(multiline=True), required=False, default=""),
+        Field("effects", word_list(), required=False, default=list),
+        Field("flavors", word_list(), required=False, default=list),
+        Field("terpenes", word_list(), required=False, default=list),
+        Field("rating", number(0.0, MAX_RATING), required=False, default=0.0),
+        Field("reviewCount", integer(0), required=False, default=0),
+    ),
+)
+
+DISPENSARIES = Resource(
+    name="dispensaries",
+    key="id",
+    fields=(
+        Field("id", DISPENSARY_ID),
+        Field("name", text(column_length(Dispensary.name))),
+        Field("street", text(column_length(Dispensary.street))),
+        *_location_fields(Dispensary),
+        Field("type", choice(DISPENSARY_TYPES)),
+        Field("delivery", boolean()),
+        Field("hours", weekly_hours()),
+        Field(
+            "phone",
+            text(column_length(Dispensary.phone), pattern=_PHONE, hint="must be a phone number"),
+        ),
+        Field(
+            "website",
+            text(
+                column_length(Dispensary.website),
+                pattern=_WEBSITE,
+                hint="must be an http:// or https:// URL",
+            ),
+        ),
+        # Absent: worked out from the reviews file (their mean rating and their number).
+        Field("rating", number(0.0, MAX_RATING), required=False),
+        Field("reviewCount", integer(0), required=False),
+    ),
+    references=(Reference("state", "laws", "state"),),
+    checks=(_location_check,),
+    csv_group=("hours", DAYS),
+)
+
+MENU_ITEMS = Resource(
+    name="menu_items",
+    fields=(
+        Field("dispensary", DISPENSARY_ID),
+        Field("name", text(column_length(MenuItem.name))),
+        Field("category", choice(DEAL_CATEGORIES)),
+        Field("price", number(0.0)),
+        Field("unit", text(column_length(MenuItem.unit))),
+        Field("strain", _slug(), required=False),
+    ),
+    references=(
+        Reference("dispensary", "dispensaries", "dispensary"),
+        Reference("strain", "strains", "strain"),
+    ),
+    checks=(_menu_check,),
+)
+
+REVIEWS = Resource(
+    name="reviews",
+    fields=(
+        Field("dispensary", DISPENSARY_ID),
+        Field("rating", integer(1, 5)),
+        Field("text", text(multiline=True)),
+        Field("author", text(column_length(Review.author))),
+        Field("date", iso_date()),
+    ),
+    references=(Reference("dispensary", "dispensaries", "dispensary"),),
+)
+
+DEALS = Resource(
+    name="deals",
+    key="id",
+    fields=(
+        Field("id", _public_id("deal", column_length(Deal.public_id))),
+        Field("dispensary", DISPENSARY_ID),
+        Field("title", text(column_length(Deal.title))),
+        Field("category", choice(DEAL_CATEGORIES)),
+        Field("discount", text(column_length(Deal.discount))),
+        Field("expires", iso_date()),
+    ),
+    references=(Reference("dispensary", "dispensaries", "dispensary"),),
+)
+
+DOCTORS = Resource(
+    name="doctors",
+    key="id",
+    fields=(
+        Field("id", _public_id("doc", column_length(Doctor.public_id))),
+        Field("name", text(column_length(Doctor.name))),
+        *_location_fields(Doctor),
+        Field("telehealth", boolean()),
+        Field("price", number(0.0)),
+        Field("rating", number(0.0, MAX_RATING), required=False, default=0.0),
+    ),
+    references=(Reference("state", "laws", "state"),),
+    checks=(_location_check,),
+)
+
+# Dependency order: every reference points at a resource earlier in this tuple.
+RESOURCES: tuple[Resource, ...] = (
+    LAWS,
+    STRAINS,
+    DISPENSARIES,
+    MENU_ITEMS,
+    REVIEWS,
+    DEALS,
+    DOCTORS,
+)
+BY_NAME: dict[str, Resource] = {resource.name: resource for resource in RESOURCES}
