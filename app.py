@@ -20,6 +20,7 @@ from rest.docs import init_docs
 from rest.errors import init_error_handlers
 from rest.health import init_health
 from rest.http import init_http
+from rest.jsonprovider import OrjsonProvider
 from rest.limits import (
     LIMITER_EXTENSION,
     UNMETERED_ENDPOINTS,
@@ -32,7 +33,7 @@ from rest.limits import (
 from rest.observability import init_observability
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
-from seed.cli import make_keys_group, make_seed_command
+from seed.cli import make_data_group, make_keys_group, make_seed_command
 from service.config import Settings
 from service.dataset import data_version
 from service.geo import warm_zip_index
@@ -65,7 +66,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         )
     # FLASK_DEBUG must never reach a served app: no debugger, no tracebacks in responses.
     app.debug = bool((config or {}).get("DEBUG", False))
-    app.json.sort_keys = False  # keep SPEC field order and weekday order in hours
+    app.json = OrjsonProvider(app)  # unsorted keys: SPEC field order, weekday order in hours
     app.logger.setLevel(app.config["LOG_LEVEL"])
 
     _init_database(app)
@@ -104,6 +105,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     warm_zip_index()
 
     app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
+    app.cli.add_command(make_data_group(lambda: app.extensions[ENGINE_EXTENSION]))
     app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION]))
     app.cli.add_command(make_serve_command(app))
     return app

@@ -152,6 +152,90 @@ def _drop_postgres(server: str, name: str) -> None:
     admin.dispose()
 
 
+MODES = {
+    # warm: the page/result cache on (repeated reads); cold: off, every request runs SQL.
+    "warm": {},
+    "cold": {"PAGE_CACHE_MB": "0"},
+}
+LIST_CASES = ("strains list (filters)", "dispensaries by state", "ZIP proximity", "search")
+GRAPHQL_CASE = "GraphQL nested page (20)"
+QUOTA_CASE = "strains list (filters)"  # measured with both quota storages for the Redis cost
+
+
+def _storages() -> dict[str, str]:
+    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
+    return {"memory": "memory://", "redis": redis}
+
+
+def _measure_backend(backend: str, workdir: Path, load: dict) -> list[tuple]:
+    """Every case in both modes, plus the quota case on the other limiter storage."""
+    cleanup = None
+    if backend == "sqlite":
+        url = f"sqlite:///{workdir / 'bench.db'}"
+        storage, other = "memory", "redis"
+    else:
+        server, name = _postgres_database()
+        url = make_url(server).set(database=name).render_as_string(hide_password=False)
+        storage, other = "redis", "memory"
+        cleanup = (server, name)
+    rows = []
+    try:
+        key = _seeded(url)
+        storages = _storages()
+        runs = [(mode, storage, CASES) for mode in MODES]
+        runs.append(("warm", other, [c for c in CASES if c[0] == QUOTA_CASE]))
+        for mode, store, cases in runs:
+            env = {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": storages[store], **MODES[mode]}
+            app = Gunicorn(env)
+            try:
+                app.wait_ready("/health")
+                for case, path, body in cases:
+                    result = _wrk(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, **load)
+                    rows.append((case, backend, mode, store, result))
+            finally:
+                app.stop()
+    finally:
+        if cleanup:
+            _drop_postgres(*cleanup)
+    return rows
+
+
+def _rps(rows: list[tuple], case: str, backend: str, mode: str, store: str | None = None) -> float:
+    for row_case, row_backend, row_mode, row_store, result in rows:
+        if (row_case, row_backend, row_mode) == (case, backend, mode) and store in (
+            None,
+            row_store,
+        ):
+            return result["rps"]
+    return float("nan")
+
+
+def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str]:
+    lines = []
+    for backend in backends:
+        default_store = "memory" if backend == "sqlite" else "redis"
+        for mode, target in (("warm", 0.50), ("cold", 0.25)):
+            worst = min(_rps(rows, c, backend, mode, default_store) for c in LIST_CASES)
+            lines.append(
+                f"{backend:<9}REST list pages {mode}: lowest {worst / ceiling:.0%} of bare "
+                f"(target >= {target:.0%})"
+            )
+        for mode in MODES:
+            graphql = _rps(rows, GRAPHQL_CASE, backend, mode, default_store)
+            rest = _rps(rows, QUOTA_CASE, backend, mode, default_store)
+            lines.append(
+                f"{backend:<9}GraphQL nested page {mode}: {graphql / rest:.0%} of the REST strains "
+                "list (target >= 50%)"
+            )
+        memory = _rps(rows, QUOTA_CASE, backend, "warm", "memory")
+        redis = _rps(rows, QUOTA_CASE, backend, "warm", "redis")
+        lines.append(
+            f"{backend:<9}Redis quota storage costs {1 - redis / memory:.0%} of memory:// "
+            "throughput on the warm strains list (target <= 15%)"
+        )
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=5)
@@ -161,49 +245,42 @@ def main() -> None:
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (apt-get install wrk)")
     load = {"seconds": args.seconds, "connections": args.connections}
+    backends = args.backends.split(",")
 
+    # The ceiling is measured before and after the app cases; ratios use the mean of the two.
+    before = _bare(load)
+    workdir = Path(tempfile.mkdtemp())
+    rows = []
+    for backend in backends:
+        rows += _measure_backend(backend, workdir, load)
+    after = _bare(load)
+    ceiling = (before["rps"] + after["rps"]) / 2
+
+    print(
+        f"{'case':<28}{'backend':<10}{'mode':<6}{'quotas':<8}{'req/s':>8}{'p50 ms':>8}"
+        f"{'p99 ms':>8}{'vs bare':>8}{'errors':>7}"
+    )
+    for label, result in (("bare Flask (before)", before), ("bare Flask (after)", after)):
+        print(
+            f"{label:<28}{'-':<10}{'-':<6}{'-':<8}{result['rps']:>8.0f}{result['p50']:>8.2f}"
+            f"{result['p99']:>8.2f}{result['rps'] / ceiling:>8.0%}{result['errors']:>7}"
+        )
+    for case, backend, mode, store, r in rows:
+        print(
+            f"{case:<28}{backend:<10}{mode:<6}{store:<8}{r['rps']:>8.0f}{r['p50']:>8.2f}"
+            f"{r['p99']:>8.2f}{r['rps'] / ceiling:>8.0%}{r['errors']:>7}"
+        )
+    print()
+    print("\n".join(_targets(rows, backends, ceiling)))
+
+
+def _bare(load: dict) -> dict:
     bare = Gunicorn({}, app="bare:app")
     try:
         bare.wait_ready("/ping")
-        ceiling = _wrk(f"http://127.0.0.1:{bare.port}/ping", key=None, body=None, **load)
+        return _wrk(f"http://127.0.0.1:{bare.port}/ping", key=None, body=None, **load)
     finally:
         bare.stop()
-    rows = [("bare Flask (ceiling)", "-", ceiling)]
-
-    workdir = Path(tempfile.mkdtemp())
-    for backend in args.backends.split(","):
-        cleanup = None
-        if backend == "sqlite":
-            url = f"sqlite:///{workdir / 'bench.db'}"
-            env = {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": "memory://"}
-        else:
-            server, name = _postgres_database()
-            url = make_url(server).set(database=name).render_as_string(hide_password=False)
-            redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
-            env = {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": redis}
-            cleanup = (server, name)
-        key = _seeded(url)
-        app = Gunicorn(env)
-        try:
-            app.wait_ready("/health")
-            for case, path, body in CASES:
-                result = _wrk(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, **load)
-                rows.append((case, backend, result))
-        finally:
-            app.stop()
-            if cleanup:
-                _drop_postgres(*cleanup)
-
-    print(
-        f"{'case':<28}{'backend':<10}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'vs bare':>9}"
-        f"{'errors':>8}"
-    )
-    for case, backend, r in rows:
-        ratio = r["rps"] / ceiling["rps"]
-        print(
-            f"{case:<28}{backend:<10}{r['rps']:>9.0f}{r['p50']:>9.2f}{r['p99']:>9.2f}"
-            f"{ratio:>8.0%}{r['errors']:>8}"
-        )
 
 
 if __name__ == "__main__":

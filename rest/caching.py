@@ -37,6 +37,13 @@ class KeyCache:
         )
         self._lock = threading.Lock()
 
+    def peek(self, key_hash: str) -> KeyIdentity | None:
+        """The cached identity for ``key_hash``, if any (never touches the database)."""
+        if self._entries is None:
+            return None
+        with self._lock:
+            return self._entries.get(key_hash)
+
     def get_or_load(self, key_hash: str, load: Callable[[], KeyIdentity]) -> KeyIdentity:
         """The cached identity for ``key_hash``, or ``load()``'s (cached only if it returns)."""
         if self._entries is None:

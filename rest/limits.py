@@ -1,8 +1,10 @@
 """One quota per API key, shared by every REST route and /graphql (SPEC 8.1).
 
 The limiter's application-wide limit has a single scope, so every request made with a key draws
-from the same bucket whatever the endpoint. Window strategy: moving window (a request counts
-against the key for exactly one hour after it was made; no burst at window edges).
+from the same bucket whatever the endpoint. Window strategy: sliding window counter (the current
+clock hour counts in full, the previous one weighted by its share of the last 60 minutes): two
+counters per key and O(1) work per request on every storage, where a moving window keeps a log
+of up to ``limit`` timestamps per key and walks it in Redis.
 """
 
 import time
@@ -15,7 +17,7 @@ from service.keys import KeyIdentity
 from service.quotas import limit_string
 
 FAILED_AUTH_LIMIT = "60 per hour"
-QUOTA_STRATEGY = "moving-window"
+QUOTA_STRATEGY = "sliding-window-counter"
 QUOTA_SCOPE = "quota"  # the one bucket per key that REST and GraphQL share
 LIMITER_EXTENSION = "cds.limiter"
 # Answered for a valid key without spending quota (GET /api/v1/usage reports the quota).

@@ -20,7 +20,7 @@ _INTEGER = {"type": "integer"}
 QUOTA_HEADERS: dict[str, Any] = {
     "X-RateLimit-Limit": {"description": "Requests per hour for this key.", "schema": _INTEGER},
     "X-RateLimit-Remaining": {
-        "description": "Requests left in the moving one-hour window.",
+        "description": "Requests left in the sliding one-hour window.",
         "schema": _INTEGER,
     },
     "X-RateLimit-Reset": {

@@ -200,7 +200,7 @@ class UsageSchema(Schema):
     tier = fields.String(required=True, metadata={"enum": ["free", "pro", "enterprise"]})
     limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
     remaining = fields.Integer(
-        required=True, metadata={"description": "Requests left in the moving one-hour window."}
+        required=True, metadata={"description": "Requests left in the sliding one-hour window."}
     )
     reset = fields.Integer(
         required=True,
