@@ -2,10 +2,15 @@
 
 Sync workers, one per core by default (measured here: threads gave no throughput and a worse
 p99). Access logs never show API keys: the logger below redacts ``api_key`` query values and the
-X-API-Key header before formatting.
+X-API-Key header before formatting. With more than one worker, Prometheus metrics are summed over
+the workers through the files in PROMETHEUS_MULTIPROC_DIR (a private temporary directory unless
+the operator names one).
 """
 
 import os
+import shutil
+import tempfile
+from pathlib import Path
 
 from gunicorn.glogging import Logger
 
@@ -35,6 +40,32 @@ preload_app = os.environ.get("GUNICORN_PRELOAD", "") == "1"
 accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
 errorlog = os.environ.get("GUNICORN_ERRORLOG", "-")
 
+METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+_PREPARED_ENV = "CDS_METRICS_DIR_PREPARED"  # the directory a master already made ready
+_CREATED_ENV = "CDS_METRICS_DIR_CREATED"  # the directory this file created (removed on exit)
+
+
+def _prepare_metrics_dir(worker_count: int) -> None:
+    """Before any worker forks (and before a preloaded app imports prometheus_client): empty the
+    operator's PROMETHEUS_MULTIPROC_DIR, or with several workers create a private one."""
+    chosen = os.environ.get(METRICS_DIR_ENV)
+    if chosen is not None and chosen == os.environ.get(_PREPARED_ENV):
+        return  # a reload (HUP) or a re-executed master (USR2): live workers write there
+    if chosen is not None:
+        if not os.path.isdir(chosen):
+            raise ValueError(f"{METRICS_DIR_ENV} must be an existing directory; got {chosen!r}")
+        for stale in Path(chosen).glob("*.db"):
+            stale.unlink(missing_ok=True)
+    elif worker_count > 1:
+        chosen = tempfile.mkdtemp(prefix="cds-metrics-")
+        os.environ[METRICS_DIR_ENV] = os.environ[_CREATED_ENV] = chosen
+    else:
+        return
+    os.environ[_PREPARED_ENV] = chosen
+
+
+_prepare_metrics_dir(workers)
+
 
 class RedactingLogger(Logger):
     """Gunicorn's logger with API keys removed from every access-log atom."""
@@ -53,8 +84,15 @@ class RedactingLogger(Logger):
 logger_class = RedactingLogger
 
 
+def on_starting(server) -> None:  # type: ignore[no-untyped-def]
+    """Let workers that run as another user (--user) write the metrics directory created here."""
+    created = os.environ.get(_CREATED_ENV)
+    if created and os.geteuid() == 0 and server.cfg.uid != 0:
+        os.chown(created, server.cfg.uid, server.cfg.gid)
+
+
 def when_ready(server) -> None:  # type: ignore[no-untyped-def]
-    """Warn when quotas would be counted separately in each worker."""
+    """Warn when quotas or metrics would be counted separately in each worker."""
     storage = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
     if server.cfg.workers > 1 and storage.startswith("memory"):
         server.log.warning(
@@ -64,6 +102,17 @@ def when_ready(server) -> None:  # type: ignore[no-untyped-def]
             server.cfg.workers,
             server.cfg.workers,
         )
+    metrics_dir = os.environ.get(METRICS_DIR_ENV)
+    if metrics_dir is not None:
+        server.log.info("Prometheus metrics are summed over workers in %s", metrics_dir)
+    elif server.cfg.workers > 1:
+        server.log.warning(
+            "%d workers from the command line and %s unset: each worker reports its own "
+            "metrics; set WEB_CONCURRENCY instead of --workers, or set %s",
+            server.cfg.workers,
+            METRICS_DIR_ENV,
+            METRICS_DIR_ENV,
+        )
 
 
 def post_fork(server, worker) -> None:  # type: ignore[no-untyped-def]
@@ -71,3 +120,18 @@ def post_fork(server, worker) -> None:  # type: ignore[no-untyped-def]
     if server.cfg.preload_app:
         app = server.app.wsgi()
         app.extensions["cds.engine"].dispose(close=False)
+
+
+def child_exit(server, worker) -> None:  # type: ignore[no-untyped-def]
+    """Drop a dead worker's live gauges from the summed metrics (its counters stay counted)."""
+    if METRICS_DIR_ENV in os.environ:
+        from prometheus_client.multiprocess import mark_process_dead
+
+        mark_process_dead(worker.pid)
+
+
+def on_exit(server) -> None:  # type: ignore[no-untyped-def]
+    """Remove the metrics directory this file created, unless a new master (USR2) took over."""
+    created = os.environ.get(_CREATED_ENV)
+    if created and created == os.environ.get(METRICS_DIR_ENV) and not server.reexec_pid:
+        shutil.rmtree(created, ignore_errors=True)

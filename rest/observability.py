@@ -1,20 +1,25 @@
 """Prometheus metrics at /metrics (grouped by route) and one JSON log line per request.
 
-Neither is metered or needs a key. Log lines carry the request id, method, route, status,
-duration and the key's id, never the key itself.
+Neither is metered or needs a key. With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py sets it for
+several workers) every worker writes its metrics to files there and /metrics on any worker reports
+the sum over all of them; without it each app has a registry of its own. Log lines carry the
+request id, method, route, status, duration and the key's id, never the key itself.
 """
 
 import logging
+import os
 import sys
 import time
 
 import structlog
 from flask import Flask, Response, g, request
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, values
 from prometheus_flask_exporter import PrometheusMetrics
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
 
 ACCESS_LOGGER = "cds.access"
 METRICS_PATH = "/metrics"
+MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 def _configure_structlog() -> None:
@@ -62,6 +67,18 @@ def init_observability(app: Flask) -> PrometheusMetrics:
         )
         return response
 
-    return PrometheusMetrics(
-        app, path=METRICS_PATH, group_by="url_rule", registry=CollectorRegistry()
-    )
+    return _metrics(app)
+
+
+def _metrics(app: Flask) -> PrometheusMetrics:
+    """Per-worker files summed on each scrape with PROMETHEUS_MULTIPROC_DIR, else a per-app
+    registry (many apps share a test process, so never the global default registry)."""
+    if MULTIPROC_DIR_ENV not in os.environ:
+        return PrometheusMetrics(
+            app, path=METRICS_PATH, group_by="url_rule", registry=CollectorRegistry()
+        )
+    if not getattr(values.ValueClass, "_multiprocess", False):
+        raise RuntimeError(
+            f"{MULTIPROC_DIR_ENV} must be set before prometheus_client is first imported"
+        )
+    return GunicornInternalPrometheusMetrics(app, path=METRICS_PATH, group_by="url_rule")
