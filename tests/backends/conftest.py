@@ -139,7 +139,8 @@ class BackendPool:
             load_dataset(seeding, self._dataset)
         finally:
             seeding.dispose()
-        app = create_app({"TESTING": True, "DATABASE_URL": url})
+        # STATE_TTL_MS=0: a revocation takes effect on the very next request of this app.
+        app = create_app({"TESTING": True, "DATABASE_URL": url, "STATE_TTL_MS": 0})
         with app.extensions[SESSIONS_EXTENSION]() as db:
             key = keys.create_key(
                 db, tier="enterprise", name=f"backend tests ({name})", hourly_limit=HUGE_LIMIT
