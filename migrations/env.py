@@ -7,6 +7,7 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 
 from models import Base
+from models.dialect import include_in_autogenerate
 from service.config import Settings
 
 config = context.config
@@ -27,7 +28,11 @@ def _url() -> str:
 
 def run_migrations_offline() -> None:
     context.configure(
-        url=_url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True
+        url=_url(),
+        target_metadata=target_metadata,
+        literal_binds=True,
+        render_as_batch=True,
+        include_name=include_in_autogenerate,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -42,6 +47,8 @@ def run_migrations_online() -> None:
             connection=connection,
             target_metadata=target_metadata,
             render_as_batch=connection.dialect.name == "sqlite",
+            # The search structures (FTS5 tables, trigram indexes) live in models.dialect.
+            include_name=include_in_autogenerate,
         )
         with context.begin_transaction():
             context.run_migrations()

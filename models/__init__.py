@@ -3,6 +3,8 @@
 May import sqlalchemy and the standard library only; nothing of ours and no web framework.
 """
 
+# Registers the search structures' DDL on Base.metadata (create_all builds them too).
+from . import dialect  # noqa: F401
 from .api_key import ApiKey
 from .base import Base
 from .dataset import DatasetInfo

@@ -6,7 +6,7 @@ from sqlalchemy import Connection, Engine, func, insert, inspect, select
 
 from models import ApiKey, Base, DatasetInfo
 from models.base import utcnow
-from models.dialect import advance_sequences, begin_transactional_ddl
+from models.dialect import advance_sequences, begin_transactional_ddl, rebuild_search_index
 
 from .generate import Dataset
 
@@ -70,6 +70,7 @@ def load_dataset(
             },
         )
         advance_sequences(conn, _data_tables())
+        rebuild_search_index(conn)  # SQLite's FTS5 tables are filled here, in the transaction
         # Fresh statistics let both SQLite and PostgreSQL pick index plans for the filters.
         conn.exec_driver_sql("ANALYZE")
     return counts

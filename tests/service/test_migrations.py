@@ -1,5 +1,6 @@
 """Alembic migrations build exactly the schema the models declare, on SQLite and PostgreSQL."""
 
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -7,9 +8,17 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, inspect
+from sqlalchemy import Connection, create_engine, func, inspect, select, text
 
-from models import Base
+from models import Base, Deal, Dispensary, Doctor, Strain
+from models.db import make_engine
+from models.dialect import (
+    POSTGRES_SEARCH_INDEXES,
+    SQLITE_SEARCH_TABLES,
+    include_in_autogenerate,
+    search_drop_statements,
+)
+from seed import generate, load_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,21 +30,51 @@ def _alembic(url: str) -> Config:
     return config
 
 
+def _search_structures(conn: Connection) -> set[tuple[str, str]]:
+    """(name, definition) of every search structure present: FTS5 tables on SQLite; pg_trgm and
+    the trigram indexes on PostgreSQL."""
+    if conn.dialect.name == "sqlite":
+        rows = conn.execute(text("SELECT name, coalesce(sql, '') FROM sqlite_master"))
+        return {(name, sql) for name, sql in rows if name in SQLITE_SEARCH_TABLES}
+    rows = conn.execute(text("SELECT indexname, indexdef FROM pg_indexes"))
+    found = {(name, sql) for name, sql in rows if name in POSTGRES_SEARCH_INDEXES}
+    extension = conn.scalar(text("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'"))
+    return found | ({("pg_trgm", "extension")} if extension else set())
+
+
+def _expected_search_names(dialect: str) -> set[str]:
+    if dialect == "sqlite":
+        return set(SQLITE_SEARCH_TABLES)
+    return set(POSTGRES_SEARCH_INDEXES) | {"pg_trgm"}
+
+
 def _assert_migrated_schema_matches_models(url: str) -> None:
     command.upgrade(_alembic(url), "head")
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            differences = compare_metadata(MigrationContext.configure(conn), Base.metadata)
-            tables = set(inspect(conn).get_table_names())
+            context = MigrationContext.configure(
+                conn, opts={"include_name": include_in_autogenerate}
+            )
+            differences = compare_metadata(context, Base.metadata)
+            tables = set(inspect(conn).get_table_names()) - SQLITE_SEARCH_TABLES
+            migrated = _search_structures(conn)
     finally:
         engine.dispose()
     assert differences == []
     assert tables == set(Base.metadata.tables) | {"alembic_version"}
+    assert {name for name, _sql in migrated} == _expected_search_names(engine.dialect.name)
     command.downgrade(_alembic(url), "base")
     engine = create_engine(url)
     try:
         assert set(inspect(engine).get_table_names()) == {"alembic_version"}
+        with engine.connect() as conn:
+            assert _search_structures(conn) == set()
+        # create_all (what ``flask seed`` runs) builds the very same search structures.
+        with engine.begin() as conn:
+            Base.metadata.create_all(conn)
+        with engine.connect() as conn:
+            assert _search_structures(conn) == migrated
     finally:
         engine.dispose()
 
@@ -47,3 +86,41 @@ def test_migrations_build_the_model_schema_on_sqlite(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_migrations_build_the_model_schema_on_postgresql(postgres_scratch_url: str) -> None:
     _assert_migrated_schema_matches_models(postgres_scratch_url)
+
+
+SEARCHED = (Strain.__table__, Dispensary.__table__, Doctor.__table__, Deal.__table__)
+
+
+def _assert_upgrade_indexes_the_rows_already_loaded(url: str) -> None:
+    """A database loaded before the search revision existed is searchable after the upgrade."""
+    command.upgrade(_alembic(url), "b626bef8de9d")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=3, today=date(2026, 1, 5)))
+        with engine.begin() as conn:  # as it was before the search revision
+            for statement in search_drop_statements(conn.dialect.name):
+                conn.exec_driver_sql(statement)
+            assert _search_structures(conn) <= {("pg_trgm", "extension")}
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            names = {name for name, _sql in _search_structures(conn)}
+            assert names == _expected_search_names(conn.dialect.name)
+            if conn.dialect.name == "sqlite":
+                rows = sum(conn.scalar(select(func.count()).select_from(t)) for t in SEARCHED)
+                assert conn.scalar(text("SELECT count(*) FROM search_names")) == rows
+                hits = "SELECT count(*) FROM search_names WHERE name MATCH '\"kush\"'"
+                assert conn.scalar(text(hits)) > 0
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_upgrading_a_loaded_sqlite_database_indexes_its_rows(tmp_path: Path) -> None:
+    _assert_upgrade_indexes_the_rows_already_loaded(f"sqlite:///{tmp_path / 'loaded.db'}")
+
+
+@pytest.mark.postgres
+def test_upgrading_a_loaded_postgresql_database_indexes_its_rows(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_upgrade_indexes_the_rows_already_loaded(postgres_scratch_url)

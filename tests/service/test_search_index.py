@@ -1,0 +1,443 @@
+"""Indexed search answers exactly what a full scan would, and falls back to similar names.
+
+The index is FTS5 on SQLite and pg_trgm on PostgreSQL (this module runs on the backend of the
+shared tiny dataset: set TEST_DATABASE_URL for PostgreSQL). Expectations come from ``Oracle``,
+an independent model over every row's name: substring hits ranked exact, prefix, whole word,
+other, ties by name; when nothing contains a plain-text query, names whose pg_trgm trigram
+similarity is at least 0.3, most similar first. A second reference is the same service with
+the index switched off (the LIKE scan it replaced).
+"""
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy.orm import Session
+
+import service.search as search_module
+from models import Deal, Dispensary, Doctor, Strain
+from models.db import make_session_factory
+from models.dialect import is_similar, rebuild_search_index, similarity, trigrams
+from service.filters import SearchQuery
+from service.paging import PageRequest
+from service.search import SearchHit, search
+
+SEPARATORS = ",.;:!?'\"()[]/&+-"
+KINDS = {"strains": "strain", "dispensaries": "dispensary", "doctors": "doctor", "deals": "deal"}
+PROPERTY = settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+
+# --- the independent model --------------------------------------------------------------------
+
+
+def _trigrams(text: str) -> set[str]:
+    """pg_trgm's trigram set: lower-case runs of letters and digits as "  word ", cut in threes."""
+    words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+    return {f"  {word} "[i : i + 3] for word in words for i in range(len(word) + 1)}
+
+
+def _words(text: str) -> str:
+    return "".join(" " if c in SEPARATORS else c for c in text.lower())
+
+
+def _rank(q: str, name: str) -> int:
+    q, name = q.lower(), name.lower()
+    if name == q:
+        return 0
+    if name.startswith(q):
+        return 1
+    return 2 if f" {_words(q).strip()} " in f" {_words(name)} " else 3
+
+
+def _plain_text(q: str) -> bool:
+    """The documented rule: only letters, digits, spaces and separators may go fuzzy."""
+    allowed = all(c.isalnum() or c.isspace() or c in SEPARATORS for c in q)
+    return allowed and any(c.isalnum() for c in q)
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str
+    key: str
+    name: str
+    state: str | None  # None for strains
+
+
+class Oracle:
+    """Every searchable row (active deals only) and the contract, in plain Python."""
+
+    def __init__(self, session: Session, today: date) -> None:
+        rows = [
+            Row("strain", k, n, None) for k, n in session.execute(select(Strain.slug, Strain.name))
+        ]
+        rows += [
+            Row("dispensary", *r)
+            for r in session.execute(
+                select(Dispensary.public_id, Dispensary.name, Dispensary.state)
+            )
+        ]
+        rows += [
+            Row("doctor", *r)
+            for r in session.execute(select(Doctor.public_id, Doctor.name, Doctor.state))
+        ]
+        rows += [
+            Row("deal", *r)
+            for r in session.execute(
+                select(Deal.public_id, Deal.title, Dispensary.state)
+                .join(Dispensary, Deal.dispensary_id == Dispensary.id)
+                .where(Deal.expires >= today)
+            )
+        ]
+        self.rows = rows
+        self.names = sorted({row.name for row in rows})
+
+    def _scoped(self, kind: str | None, state: str | None) -> list[Row]:
+        return [
+            row
+            for row in self.rows
+            if (kind is None or row.kind == KINDS[kind])
+            and (state is None or row.state is None or row.state == state)
+        ]
+
+    def substring(self, q: str, kind: str | None = None, state: str | None = None) -> list[Row]:
+        text = q.strip()
+        hits = [row for row in self._scoped(kind, state) if text.lower() in row.name.lower()]
+        return sorted(
+            hits, key=lambda r: (_rank(text, r.name), r.name.lower(), r.name, r.kind, r.key)
+        )
+
+    def similar(self, q: str, kind: str | None = None, state: str | None = None) -> list[Row]:
+        wanted = _trigrams(q)
+        scored = []
+        for row in self._scoped(kind, state):
+            found = _trigrams(row.name)
+            shared, union = len(wanted & found), len(wanted | found)
+            if union and 10 * shared >= 3 * union:
+                scored.append((-shared / union, row.name.lower(), row.name, row.kind, row.key, row))
+        return [item[-1] for item in sorted(scored)]
+
+    def expected(self, q: str, kind: str | None = None, state: str | None = None) -> list[Row]:
+        found = self.substring(q, kind, state)
+        if found or not _plain_text(q.strip()):
+            return found
+        return self.similar(q.strip(), kind, state)
+
+
+# --- fixtures and helpers ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def reader(engine: Engine) -> Iterator[Session]:
+    """A read-only session for the whole module (hypothesis calls the test many times)."""
+    with make_session_factory(engine)() as session:
+        yield session
+
+
+@pytest.fixture(scope="module")
+def oracle(reader: Session, reference_day: date) -> Oracle:
+    return Oracle(reader, reference_day)
+
+
+def _search_all(
+    session: Session, today: date, q: str, kind: str | None = None, state: str | None = None
+) -> list[tuple[str, str, str]]:
+    """Every hit as (kind, key, name), walking pages of 100 and checking each page's total."""
+    query = SearchQuery.create(q=q, type=kind, state=state)
+    items: list[SearchHit] = []
+    while True:
+        page = search(session, query, PageRequest.build(100, len(items)), today=today)
+        items.extend(page.items)
+        if not page.items or len(items) >= page.total:
+            assert len(items) == page.total
+            return [(hit.type, hit.key, hit.name) for hit in items]
+
+
+def _keys(rows: list[Row]) -> list[tuple[str, str, str]]:
+    return [(row.kind, row.key, row.name) for row in rows]
+
+
+@contextmanager
+def _scan_only() -> Iterator[None]:
+    """Run the service with the search index switched off: the plain LIKE scan."""
+    real = search_module.search_sql
+
+    def scanning(session: Session) -> Any:
+        sql = real(session)
+        if not hasattr(sql, "_scan_twin"):
+            twin = type("ScanOnly", (type(sql),), {"indexes": lambda _self, _needle: False})
+            sql._scan_twin = twin()  # type: ignore[attr-defined]
+        return sql._scan_twin  # type: ignore[attr-defined]
+
+    with mock.patch.object(search_module, "search_sql", scanning):
+        yield
+
+
+# --- substring search through the index --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["a", "e", "X", "og", "Ku", "o'", "kus", "blue", "Dr. K", "santa barbara", "off", "get one"],
+)
+def test_one_two_and_three_or_more_characters_give_the_scan_results(
+    reader: Session, reference_day: date, oracle: Oracle, q: str
+) -> None:
+    expected = _keys(oracle.substring(q))
+    assert expected, f"{q!r} should match something in the tiny dataset"
+    assert _search_all(reader, reference_day, q) == expected
+    with _scan_only():
+        assert _search_all(reader, reference_day, q) == expected
+
+
+@pytest.mark.parametrize(
+    "q",
+    [
+        "%",
+        "_",
+        "\\",
+        "20%",
+        "%off",
+        "_0%",
+        "o_f",
+        "'",
+        '"',
+        "''",
+        '"off"',
+        "' OR 1=1--",
+        "x%' OR name LIKE '%",
+        "*",
+        "[a-z]",
+        "100%",
+        "Charlotte's",
+        "off\\",
+        "o%f",
+    ],
+)
+def test_like_metacharacters_and_quotes_match_literally(
+    reader: Session, reference_day: date, oracle: Oracle, q: str
+) -> None:
+    found = _search_all(reader, reference_day, q)
+    assert found == _keys(oracle.expected(q))
+    if any(c in q for c in "%_\\*="):  # never fuzzy: literal hits or nothing
+        assert found == _keys(oracle.substring(q))
+        assert all(q.lower() in name.lower() for _kind, _key, name in found)
+
+
+@pytest.mark.parametrize(
+    ("q", "kind", "state"),
+    [
+        ("off", "deals", "CA"),
+        ("one", "deals", None),
+        ("wellness", "dispensaries", "CO"),
+        ("dr", "doctors", "FL"),
+        ("kush", "strains", "WY"),
+        ("a", None, "TX"),
+        ("blue", None, "NY"),
+        ("an", "dispensaries", None),
+        ("haze", None, "CA"),
+    ],
+)
+def test_state_and_type_filters_scope_the_indexed_search(
+    reader: Session,
+    reference_day: date,
+    oracle: Oracle,
+    q: str,
+    kind: str | None,
+    state: str | None,
+) -> None:
+    expected = _keys(oracle.expected(q, kind, state))
+    assert _search_all(reader, reference_day, q, kind, state) == expected
+
+
+def test_expired_deals_are_excluded_from_substring_and_similar_hits(
+    reader: Session, reference_day: date, oracle: Oracle
+) -> None:
+    query = select(Deal.public_id, Deal.title).where(Deal.expires < reference_day)
+    expired = {key: title for key, title in reader.execute(query)}
+    assert expired
+    for title in sorted(set(expired.values()))[:10]:
+        for q in (title, title[:-1] + "x"):  # the title, and a typo of it
+            found = _search_all(reader, reference_day, q, "deals")
+            assert not {key for _kind, key, _name in found} & set(expired)
+            assert found == _keys(oracle.expected(q, "deals"))
+
+
+def test_pages_concatenate_and_totals_hold_past_the_end(
+    reader: Session, reference_day: date, oracle: Oracle
+) -> None:
+    for q in ("e", "off", "cannabis clinik"):  # one character, the index, the fallback
+        expected = _keys(oracle.expected(q))
+        assert len(expected) > 7
+        query = SearchQuery.create(q=q)
+        pages = [
+            search(reader, query, PageRequest.build(7, offset), today=reference_day)
+            for offset in range(0, len(expected) + 7, 7)
+        ]
+        assert {page.total for page in pages} == {len(expected)}
+        items = [(h.type, h.key, h.name) for page in pages for h in page.items]
+        assert items == expected
+        beyond = search(reader, query, PageRequest.build(5, 10_000), today=reference_day)
+        assert (beyond.items, beyond.total) == ([], len(expected))
+
+
+# --- the typo fallback ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typo", "name"),
+    [
+        ("blue dreem", "Blue Dream"),
+        ("Gelatto", "Gelato"),
+        ("og kuhs", "OG Kush"),
+        ("girl scuot cookies", "Girl Scout Cookies"),
+    ],
+)
+def test_a_one_letter_typo_finds_the_name_first(
+    reader: Session, reference_day: date, oracle: Oracle, typo: str, name: str
+) -> None:
+    assert not oracle.substring(typo), "the typo must not be a substring of any name"
+    found = _search_all(reader, reference_day, typo)
+    assert found[0][2] == name
+    assert found == _keys(oracle.similar(typo))
+
+
+@pytest.mark.parametrize("q", ["blue", "kush", "Gelato", "wellness"])
+def test_the_fallback_does_not_fire_when_names_contain_the_query(
+    reader: Session, reference_day: date, oracle: Oracle, q: str
+) -> None:
+    found = _search_all(reader, reference_day, q)
+    assert found == _keys(oracle.substring(q))
+    assert all(q.lower() in name.lower() for _kind, _key, name in found)
+
+
+@pytest.mark.parametrize("q", ["zzqxj", "k" * 200, "UNION SELECT", "'; DROP TABLE strains;--"])
+def test_nothing_similar_enough_is_an_empty_page(
+    reader: Session, reference_day: date, oracle: Oracle, q: str
+) -> None:
+    assert oracle.expected(q) == []
+    assert _search_all(reader, reference_day, q) == []
+
+
+def _add_strain(session: Session, name: str) -> None:
+    session.add(
+        Strain(
+            slug=name.lower().replace(" ", "-"),
+            name=name,
+            type="hybrid",
+            thc=18.0,
+            cbd=0.5,
+            description="Test strain.",
+            rating=4.0,
+            review_count=1,
+        )
+    )
+
+
+def test_the_threshold_is_inclusive_at_exactly_three_tenths(
+    session: Session, reference_day: date
+) -> None:
+    # "qwertyu" has 8 trigrams; "Qwex" shares 3 of its 5, union 10: 0.3. "Qwexz" (6): 3/11.
+    assert similarity("qwertyu", "Qwex") == 0.3
+    assert similarity("qwertyu", "Qwexz") < 0.3
+    _add_strain(session, "Qwex")
+    _add_strain(session, "Qwexz")
+    session.flush()
+    rebuild_search_index(session.connection())
+    found = _search_all(session, reference_day, "qwertyu")
+    assert [name for _kind, _key, name in found] == ["Qwex"]
+
+
+def test_similarity_is_pg_trgm_s_formula_in_exact_arithmetic() -> None:
+    assert trigrams("Blue Dream") == {
+        "  b",
+        " bl",
+        "blu",
+        "lue",
+        "ue ",
+        "  d",
+        " dr",
+        "dre",
+        "rea",
+        "eam",
+        "am ",
+    }
+    assert trigrams("AK-47") == {"  a", " ak", "ak ", "  4", " 47", "47 "}
+    assert trigrams("%$!") == frozenset()
+    assert is_similar(3, 8, 5)  # 3 / (8 + 5 - 3) = 0.3
+    assert not is_similar(3, 8, 6)  # 3 / 11
+    assert similarity("blue dreem", "Blue Dream") == pytest.approx(8 / 14)
+
+
+# --- properties ----------------------------------------------------------------------------------
+
+
+@st.composite
+def _queries(draw: st.DrawFn, names: list[str]) -> str:
+    """Slices of real names in any case, typos of them, and arbitrary short texts."""
+    name = draw(st.sampled_from(names))
+    how = draw(st.sampled_from(["slice", "typo", "text"]))
+    if how == "slice":
+        start = draw(st.integers(0, max(0, len(name) - 1)))
+        q = name[start : start + draw(st.integers(1, 12))]
+        q = q.upper() if draw(st.booleans()) else q
+    elif how == "typo":
+        at = draw(st.integers(0, len(name) - 1))
+        letter = draw(st.sampled_from("aeiouxyz"))
+        q = draw(st.sampled_from([name[:at] + letter + name[at + 1 :], name[:at] + name[at + 1 :]]))
+    else:
+        q = draw(st.text(alphabet="abcdeoklsu %_\\'\"*-.,&é", min_size=1, max_size=8))
+    return q if q.strip() else "x"
+
+
+@PROPERTY
+@given(data=st.data())
+def test_indexed_search_equals_the_scan_and_the_model(
+    reader: Session, reference_day: date, oracle: Oracle, data: st.DataObject
+) -> None:
+    q = data.draw(_queries(oracle.names), label="q")
+    kind = data.draw(st.sampled_from([None, *KINDS]), label="type")
+    state = data.draw(st.sampled_from([None, "CA", "CO", "NY"]), label="state")
+    found = _search_all(reader, reference_day, q, kind, state)
+    assert found == _keys(oracle.expected(q, kind, state))
+    if oracle.substring(q, kind, state):
+        with _scan_only():
+            assert _search_all(reader, reference_day, q, kind, state) == found
+
+
+# --- the Python trigrams are pg_trgm's -----------------------------------------------------------
+
+
+@pytest.mark.postgres
+def test_python_trigrams_and_similarity_equal_pg_trgm(
+    postgres_scratch_url: str, oracle: Oracle
+) -> None:
+    engine = create_engine(postgres_scratch_url)
+    samples = ["blue dreem", "og kuhs", "Dr. K", "20% off!", "qwertyu", "AK-47", "a", "%"]
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+            for name in [*oracle.names, *samples]:
+                shown = conn.scalar(text("SELECT show_trgm(:t)"), {"t": name})
+                assert set(shown) == trigrams(name), name
+            for q in samples:
+                for name in oracle.names[::7]:
+                    pg = conn.scalar(text("SELECT similarity(:a, :b)"), {"a": q, "b": name})
+                    assert pg == pytest.approx(similarity(q, name), abs=1e-6), (q, name)
+            conn.exec_driver_sql("SET pg_trgm.similarity_threshold = 0.3")
+            assert conn.scalar(text("SELECT 'qwertyu' % 'Qwex'")) is True
+            assert conn.scalar(text("SELECT 'qwertyu' % 'Qwexz'")) is False
+    finally:
+        engine.dispose()
