@@ -77,7 +77,8 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
     state_ttl_s = app.config["STATE_TTL_MS"] / 1000
-    version = Expiring(state_ttl_s)
+    # One reader of the data version per app: the ETags and the GraphQL result cache share it.
+    version = Expiring(state_ttl_s, lambda: data_version(request_session()))
     page_cache_bytes = app.config["PAGE_CACHE_MB"] * 1024 * 1024
     init_auth(
         app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=KeyCache(state_ttl_s)
@@ -86,7 +87,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app,
         applies=_conditional,
         quota_headers=lambda: quota_headers(limiter),
-        version=version,
+        version=version.get,
     )
     init_limits(app, limiter)
     # After the limiter's hook: a page served from the cache has been charged.
@@ -97,7 +98,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         app,
         sessions=request_session,
         quota=lambda: quota_snapshot(limiter),
-        version=lambda: version.get(lambda: data_version(request_session())),
+        version=version.get,
         results=PageCache(page_cache_bytes),
     )
     init_health(app, engine=app.extensions[ENGINE_EXTENSION], limiter=limiter)

@@ -50,7 +50,7 @@ def init_auth(
         try:
             checked = keys.check_presented(presented)
             g.api_key = key_cache.get_or_load(
-                keys.hash_key(checked), lambda: keys.authenticate(request_session(), checked)
+                key_hash, lambda: keys.authenticate(request_session(), checked)
             )
         except Unauthorized as error:
             throttle.record(address)

@@ -14,7 +14,7 @@ All three are thread-safe (gthread workers) and per process: nothing is shared b
 import threading
 import time
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from cachetools import LRUCache, TTLCache
 from flask import Flask, Response, g, request
@@ -58,22 +58,25 @@ class KeyCache:
         return identity
 
 
-class Expiring:
-    """One value reloaded at most every ``ttl_s`` seconds (0: on every call)."""
+class Expiring(Generic[T]):
+    """``load()``'s value, reloaded at most every ``ttl_s`` seconds (0: on every call)."""
 
-    def __init__(self, ttl_s: float, *, timer: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, ttl_s: float, load: Callable[[], T], *, timer: Callable[[], float] = time.monotonic
+    ) -> None:
         self._ttl_s = ttl_s
+        self._load = load
         self._timer = timer
-        self._value: object = None
+        self._value: T | None = None
         self._expires = float("-inf")
         self._lock = threading.Lock()
 
-    def get(self, load: Callable[[], T]) -> T:
+    def get(self) -> T:
         now = self._timer()
         with self._lock:
             if now < self._expires:
                 return self._value  # type: ignore[return-value]
-        value = load()
+        value = self._load()
         with self._lock:
             self._value, self._expires = value, now + self._ttl_s
         return value

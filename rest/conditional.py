@@ -11,11 +11,7 @@ from datetime import date
 
 from flask import Flask, Response, g, request
 
-from service.dataset import data_version
-
 from .auth import QUERY_PARAMETER
-from .caching import Expiring
-from .db import request_session
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
 
@@ -47,18 +43,18 @@ def init_conditional(
     *,
     applies: Callable[[], bool],
     quota_headers: Callable[[], dict[str, str]],
-    version: Expiring,
+    version: Callable[[], int],
 ) -> None:
     """Register the 304 check (call between the auth hook and the limiter) and the ETag setter.
 
-    ``version`` holds the data version (re-read from the database when it expires).
+    ``version()`` gives the current data version.
     """
 
     @app.before_request
     def not_modified() -> Response | None:
         if request.method not in ("GET", "HEAD") or not applies():
             return None
-        g.etag = request_etag(version.get(lambda: data_version(request_session())), date.today())
+        g.etag = request_etag(version(), date.today())
         client_tag = _matching(g.etag)
         if client_tag is None:
             return None

@@ -54,19 +54,19 @@ def test_a_zero_ttl_key_cache_always_loads() -> None:
 
 def test_an_expiring_value_is_reloaded_after_its_ttl() -> None:
     clock = Clock()
-    version = Expiring(1.0, timer=clock)
     values = iter(range(10))
-    assert version.get(lambda: next(values)) == 0
+    version = Expiring(1.0, lambda: next(values), timer=clock)
+    assert version.get() == 0
     clock.now += 0.5
-    assert version.get(lambda: next(values)) == 0
+    assert version.get() == 0
     clock.now += 0.6
-    assert version.get(lambda: next(values)) == 1
+    assert version.get() == 1
 
 
 def test_a_zero_ttl_expiring_value_is_read_every_time() -> None:
-    version = Expiring(0)
     values = iter(range(10))
-    assert [version.get(lambda: next(values)) for _ in range(3)] == [0, 1, 2]
+    version = Expiring(0, lambda: next(values))
+    assert [version.get() for _ in range(3)] == [0, 1, 2]
 
 
 def test_the_page_cache_keeps_the_most_recent_pages_within_its_byte_bound() -> None:
