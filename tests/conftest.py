@@ -3,13 +3,14 @@
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import date
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, create_engine, make_url
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
@@ -164,3 +165,24 @@ class Api:
 @pytest.fixture
 def api(client: FlaskClient, api_keys: dict[str, str]) -> Api:
     return Api(client, api_keys["pro"])
+
+
+@contextmanager
+def _recorded_statements(app: Flask) -> Iterator[list[str]]:
+    seen: list[str] = []
+    engine = app.extensions[ENGINE_EXTENSION]
+
+    def record(_conn, _cursor, statement, *_args) -> None:
+        seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)
+
+
+@pytest.fixture
+def count_statements() -> Callable[[Flask], AbstractContextManager[list[str]]]:
+    """``with count_statements(app) as seen:`` collects every SQL statement ``app`` runs."""
+    return _recorded_statements

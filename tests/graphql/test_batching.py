@@ -1,12 +1,10 @@
 """Nested relations are batched: statements per query do not grow with the page size."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import event
 
 NESTED = """
 query Nested($limit: Int!) {
@@ -31,32 +29,28 @@ query StrainsNested($limit: Int!) {
 """
 
 
-@contextmanager
-def counted_statements(app: Flask) -> Iterator[list[str]]:
-    statements: list[str] = []
-    engine = app.extensions["cds.engine"]
-
-    def record(_conn, _cursor, statement, *_args) -> None:
-        statements.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield statements
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+Run = Callable[[Flask, FlaskClient, str, str, int], tuple[dict, int]]
 
 
-def _run(app: Flask, client: FlaskClient, key: str, query: str, limit: int) -> tuple[dict, int]:
-    with counted_statements(app) as statements:
-        response = client.post(
-            "/graphql",
-            json={"query": query, "variables": {"limit": limit}},
-            headers={"X-API-Key": key},
-        )
-    assert response.status_code == 200
-    body = response.get_json()
-    assert "errors" not in body, body.get("errors")
-    return body["data"], len(statements)
+@pytest.fixture
+def run(count_statements) -> Run:
+    """Post ``query`` with ``limit``; return its data and the number of SQL statements it ran."""
+
+    def run_query(
+        app: Flask, client: FlaskClient, key: str, query: str, limit: int
+    ) -> tuple[dict, int]:
+        with count_statements(app) as statements:
+            response = client.post(
+                "/graphql",
+                json={"query": query, "variables": {"limit": limit}},
+                headers={"X-API-Key": key},
+            )
+        assert response.status_code == 200
+        body = response.get_json()
+        assert "errors" not in body, body.get("errors")
+        return body["data"], len(statements)
+
+    return run_query
 
 
 @pytest.fixture
@@ -71,11 +65,13 @@ def client(app: Flask) -> Iterator[FlaskClient]:
         yield client
 
 
-def test_a_repeated_query_is_answered_from_the_result_cache(make_app, api_keys: dict) -> None:
+def test_a_repeated_query_is_answered_from_the_result_cache(
+    make_app, api_keys: dict, run: Run
+) -> None:
     cached = make_app()
     with cached.test_client() as client:
-        first, first_count = _run(cached, client, api_keys["enterprise"], NESTED, 5)
-        again, again_count = _run(cached, client, api_keys["enterprise"], NESTED, 5)
+        first, first_count = run(cached, client, api_keys["enterprise"], NESTED, 5)
+        again, again_count = run(cached, client, api_keys["enterprise"], NESTED, 5)
     assert again == first
     assert first_count > 0
     assert again_count == 0  # key and data version reused, result cached: no statement at all
@@ -83,27 +79,27 @@ def test_a_repeated_query_is_answered_from_the_result_cache(make_app, api_keys: 
 
 @pytest.mark.parametrize("query", [NESTED, STRAINS_NESTED], ids=["dispensaries", "strains"])
 def test_statement_count_is_the_same_for_5_and_100_parents(
-    app: Flask, client: FlaskClient, api_keys: dict, query: str
+    app: Flask, client: FlaskClient, api_keys: dict, query: str, run: Run
 ) -> None:
-    small, small_count = _run(app, client, api_keys["enterprise"], query, 5)
-    large, large_count = _run(app, client, api_keys["enterprise"], query, 100)
+    small, small_count = run(app, client, api_keys["enterprise"], query, 5)
+    large, large_count = run(app, client, api_keys["enterprise"], query, 100)
     assert len(next(iter(small.values()))["items"]) == 5
     assert len(next(iter(large.values()))["items"]) == 100
     assert small_count == large_count
 
 
 def test_nested_dispensary_page_uses_one_statement_per_relation(
-    app: Flask, client: FlaskClient, api_keys: dict
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
-    _data, statements = _run(app, client, api_keys["enterprise"], NESTED, 100)
+    _data, statements = run(app, client, api_keys["enterprise"], NESTED, 100)
     # key lookup, page, count, deals, deal->dispensary, menu, menu->strain (+ its effects and
     # flavors), terpenes, reviews, law
     assert statements == 12
 
 
 def test_strain_page_with_nested_dispensaries_and_laws_is_eight_statements(
-    app: Flask, client: FlaskClient, api_keys: dict
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
-    _data, statements = _run(app, client, api_keys["enterprise"], STRAINS_NESTED, 100)
+    _data, statements = run(app, client, api_keys["enterprise"], STRAINS_NESTED, 100)
     # key lookup, page (+ effects, flavors), count, terpenes, strain->dispensaries, law
     assert statements == 8

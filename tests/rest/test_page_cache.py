@@ -1,37 +1,18 @@
 """Serialized REST pages are reused: same bytes, no SQL, still authenticated and charged."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from flask import Flask
-from sqlalchemy import event
-
 from models import DatasetInfo
 
 PATH = "/api/v1/strains?type=hybrid&limit=5"
 
 
-@contextmanager
-def statements(app: Flask) -> Iterator[list[str]]:
-    seen: list[str] = []
-    engine = app.extensions["cds.engine"]
-
-    def record(_conn, _cursor, statement, *_args) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
-
-
-def test_a_repeated_read_is_served_from_the_cache_and_still_charged(make_app, api_keys) -> None:
+def test_a_repeated_read_is_served_from_the_cache_and_still_charged(
+    make_app, api_keys, count_statements
+) -> None:
     app = make_app()
     headers = {"X-API-Key": api_keys["free"]}
     with app.test_client() as client:
         first = client.get(PATH, headers=headers)
-        with statements(app) as seen:
+        with count_statements(app) as seen:
             again = client.get("/api/v1/strains?limit=5&type=hybrid", headers=headers)
     assert first.status_code == again.status_code == 200
     assert again.data == first.data
@@ -42,7 +23,7 @@ def test_a_repeated_read_is_served_from_the_cache_and_still_charged(make_app, ap
     )
 
 
-def test_a_cached_page_still_needs_a_valid_key(make_app, api_keys) -> None:
+def test_a_cached_page_still_needs_a_valid_key(make_app, api_keys, count_statements) -> None:
     app = make_app()
     with app.test_client() as client:
         assert client.get(PATH, headers={"X-API-Key": api_keys["pro"]}).status_code == 200
@@ -51,18 +32,18 @@ def test_a_cached_page_still_needs_a_valid_key(make_app, api_keys) -> None:
     assert refused.get_json()["success"] is False
 
 
-def test_errors_are_not_cached(make_app, api_keys) -> None:
+def test_errors_are_not_cached(make_app, api_keys, count_statements) -> None:
     app = make_app()
     headers = {"X-API-Key": api_keys["pro"]}
     with app.test_client() as client:
         for _ in range(2):
-            with statements(app) as seen:
+            with count_statements(app) as seen:
                 response = client.get("/api/v1/strains/no-such-strain", headers=headers)
             assert response.status_code == 404
         assert seen, "the second 404 ran its query again"
 
 
-def test_a_new_data_version_turns_the_cache_over(make_app, api_keys) -> None:
+def test_a_new_data_version_turns_the_cache_over(make_app, api_keys, count_statements) -> None:
     app = make_app(STATE_TTL_MS=0)
     headers = {"X-API-Key": api_keys["pro"]}
     with app.test_client() as client:
@@ -71,7 +52,7 @@ def test_a_new_data_version_turns_the_cache_over(make_app, api_keys) -> None:
             db.query(DatasetInfo).one().version += 1
             db.commit()
         try:
-            with statements(app) as seen:
+            with count_statements(app) as seen:
                 after = client.get(PATH, headers=headers)
         finally:
             with app.extensions["cds.sessions"]() as db:
@@ -82,11 +63,11 @@ def test_a_new_data_version_turns_the_cache_over(make_app, api_keys) -> None:
     assert any("strains" in statement for statement in seen)
 
 
-def test_the_cache_can_be_turned_off(make_app, api_keys) -> None:
+def test_the_cache_can_be_turned_off(make_app, api_keys, count_statements) -> None:
     app = make_app(PAGE_CACHE_MB=0)
     headers = {"X-API-Key": api_keys["pro"]}
     with app.test_client() as client:
         client.get(PATH, headers=headers).close()
-        with statements(app) as seen:
+        with count_statements(app) as seen:
             assert client.get(PATH, headers=headers).status_code == 200
     assert any("strains" in statement for statement in seen)
