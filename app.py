@@ -13,7 +13,7 @@ from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
 from models.db import make_engine, make_session_factory
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
-from rest.caching import Expiring, KeyCache, PageCache, init_page_cache
+from rest.caching import Expiring, KeyCache, PageCache
 from rest.conditional import init_conditional
 from rest.db import SESSIONS_EXTENSION, request_session
 from rest.docs import init_docs
@@ -25,12 +25,14 @@ from rest.limits import (
     LIMITER_EXTENSION,
     UNMETERED_ENDPOINTS,
     FailedAuthThrottle,
+    Quota,
     init_limits,
     make_limiter,
     quota_headers,
     quota_snapshot,
 )
 from rest.observability import init_observability
+from rest.replay import ReplayLane, StoredResponse, init_replay, mark_replayable
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
 from seed.cli import make_data_group, make_keys_group, make_seed_command
@@ -70,19 +72,23 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     app.logger.setLevel(app.config["LOG_LEVEL"])
 
     _init_database(app)
+    page_cache_bytes = app.config["PAGE_CACHE_MB"] * 1024 * 1024
+    replays: PageCache[StoredResponse] = PageCache(
+        page_cache_bytes, size_of=lambda stored: stored.size
+    )
+    # First registered, so its after_request hook runs last and stores finished responses.
+    init_replay(app, replays)
     init_request_id(app)
-    init_observability(app)
+    recorder = init_observability(app, log_stream=app.config.get("ACCESS_LOG_STREAM"))
     init_http(app, origins=app.config["CORS_ORIGINS"])
     init_error_handlers(app)
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
     state_ttl_s = app.config["STATE_TTL_MS"] / 1000
-    # One reader of the data version per app: the ETags and the GraphQL result cache share it.
+    # One reader of the data version per app: ETags, replays and GraphQL results share it.
     version = Expiring(state_ttl_s, lambda: data_version(request_session()))
-    page_cache_bytes = app.config["PAGE_CACHE_MB"] * 1024 * 1024
-    init_auth(
-        app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=KeyCache(state_ttl_s)
-    )
+    key_cache = KeyCache(state_ttl_s)
+    init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=key_cache)
     init_conditional(
         app,
         applies=_conditional,
@@ -90,8 +96,6 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         version=version.get,
     )
     init_limits(app, limiter)
-    # After the limiter's hook: a page served from the cache has been charged.
-    init_page_cache(app, PageCache(page_cache_bytes))
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
     init_graphql(
@@ -100,10 +104,20 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         quota=lambda: quota_snapshot(limiter),
         version=version.get,
         results=PageCache(page_cache_bytes),
+        replayable=mark_replayable,
     )
     init_health(app, engine=app.extensions[ENGINE_EXTENSION], limiter=limiter)
     init_docs(app)
     warm_zip_index()
+    app.wsgi_app = ReplayLane(  # type: ignore[method-assign]
+        app.wsgi_app,
+        cache=replays,
+        version=version,
+        key_cache=key_cache,
+        quota=Quota(limiter),
+        recorder=recorder,
+        max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
+    )
 
     app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
     app.cli.add_command(make_data_group(lambda: app.extensions[ENGINE_EXTENSION]))

@@ -37,7 +37,9 @@ keepalive = 5
 max_requests = _int_env("GUNICORN_MAX_REQUESTS", 10_000)
 max_requests_jitter = max_requests // 10
 preload_app = os.environ.get("GUNICORN_PRELOAD", "") == "1"
-accesslog = os.environ.get("GUNICORN_ACCESSLOG", "-")
+# The app writes one JSON line per request (rest/observability.py); gunicorn's own access log is
+# off unless asked for (its keys are redacted by RedactingLogger below).
+accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = os.environ.get("GUNICORN_ERRORLOG", "-")
 
 METRICS_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"

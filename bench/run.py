@@ -51,7 +51,8 @@ def _free_port() -> int:
 
 
 class Gunicorn:
-    """gunicorn -c gunicorn.conf.py (2 sync workers, no access log) on a free local port."""
+    """gunicorn -c gunicorn.conf.py (2 sync workers, its default of no gunicorn access log; the
+    app's JSON request log goes to /dev/null) on a free local port."""
 
     def __init__(self, env: dict[str, str], app: str | None = None) -> None:
         self.port = _free_port()
@@ -64,7 +65,6 @@ class Gunicorn:
             "BIND": f"127.0.0.1:{self.port}",
             "WEB_CONCURRENCY": "2",
             "GUNICORN_THREADS": "1",
-            "GUNICORN_ACCESSLOG": "/dev/null",
         }
         self.process = subprocess.Popen(
             command, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -10,11 +10,18 @@ from flask import Flask
 from sqlalchemy.orm import Session
 
 from .schema import make_schema
-from .view import ApiGraphQLView, ResultCache, assets, is_ide_request
+from .view import ApiGraphQLView, Replayable, ResultCache, assets, is_ide_request
 
 GRAPHQL_PATH = "/graphql"
 
-__all__ = ["GRAPHQL_PATH", "ResultCache", "init_graphql", "is_ide_request", "make_schema"]
+__all__ = [
+    "GRAPHQL_PATH",
+    "Replayable",
+    "ResultCache",
+    "init_graphql",
+    "is_ide_request",
+    "make_schema",
+]
 
 
 def init_graphql(
@@ -24,10 +31,12 @@ def init_graphql(
     quota: Callable[[], dict[str, int] | None],
     version: Callable[[], int],
     results: ResultCache,
+    replayable: Replayable,
 ) -> None:
     """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
 
-    ``version`` gives the data version and ``results`` keeps finished results between requests.
+    ``version`` gives the data version, ``results`` keeps finished results between requests and
+    ``replayable`` is told when a response may be replayed in front of the app.
     """
     view = ApiGraphQLView.as_view(
         "graphql",
@@ -36,6 +45,7 @@ def init_graphql(
         quota=quota,
         version=version,
         results=results,
+        replayable=replayable,
         graphql_ide="graphiql",
     )
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])

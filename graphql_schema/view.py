@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 import orjson
 from cross_web import HTTPException as TransportError
-from flask import Blueprint, Request, Response, abort, request
+from flask import Blueprint, Request, Response, abort, g, request
 from sqlalchemy.orm import Session
 from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -79,12 +79,19 @@ class ResultCache(Protocol):
     def put(self, tag: str, body: bytes) -> None: ...
 
 
+class Replayable(Protocol):
+    """Told that this request's response may be replayed (data version, day, quota in body)."""
+
+    def __call__(self, version: int, day: date, *, quota_in_body: dict[str, int]) -> None: ...
+
+
 class ApiGraphQLView(GraphQLView):
     """Runs operations with a per-request Context and reports the caller's quota.
 
     Results without errors are cached by data version, day, method, document, variables and
     operation name: the data only changes with a seed or import, so a repeated query is answered
     without parsing, validating or resolving it again (it is still authenticated and charged).
+    Such responses are also offered for replay in front of the app (``replayable``).
     """
 
     def __init__(
@@ -94,6 +101,7 @@ class ApiGraphQLView(GraphQLView):
         quota: Callable[[], dict[str, int] | None],
         version: Callable[[], int],
         results: ResultCache,
+        replayable: Replayable,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -101,6 +109,7 @@ class ApiGraphQLView(GraphQLView):
         self._quota = quota
         self._version = version
         self._results = results
+        self._replayable = replayable
         self._ide_html = offline_graphiql_html()
 
     @property
@@ -122,19 +131,25 @@ class ApiGraphQLView(GraphQLView):
         root_value: Any,
         request_data: GraphQLRequestData,
     ) -> ExecutionResult:
-        tag = self._result_tag(request_adapter.method, request_data, context.today)
+        version = self._version() if self._results.enabled else None
+        tag = self._result_tag(request_adapter.method, request_data, version, context.today)
         if tag is not None and (cached := self._results.get(tag)) is not None:
-            return ExecutionResult(data=orjson.loads(cached), errors=None)
-        result = super().execute_single(
-            request, request_adapter, sub_response, context, root_value, request_data
-        )
-        if tag is not None and not result.errors and result.data is not None:
-            self._results.put(tag, orjson.dumps(result.data))
+            result = ExecutionResult(data=orjson.loads(cached), errors=None)
+        else:
+            result = super().execute_single(
+                request, request_adapter, sub_response, context, root_value, request_data
+            )
+            if tag is not None and not result.errors and result.data is not None:
+                self._results.put(tag, orjson.dumps(result.data))
+        if tag is not None and version is not None and not result.errors:
+            g.graphql_cacheable = (version, context.today)
         return result
 
-    def _result_tag(self, method: str, data: GraphQLRequestData, today: date) -> str | None:
+    def _result_tag(
+        self, method: str, data: GraphQLRequestData, version: int | None, today: date
+    ) -> str | None:
         """The cache key of an operation, or None when it cannot be cached."""
-        if not self._results.enabled:
+        if version is None:
             return None
         try:
             variables = orjson.dumps(data.variables, option=orjson.OPT_SORT_KEYS)
@@ -143,7 +158,7 @@ class ApiGraphQLView(GraphQLView):
         if not isinstance(data.query, str) or data.extensions:
             return None
         text = repr(
-            (self._version(), today.isoformat(), method, data.query, variables, data.operation_name)
+            (version, today.isoformat(), method, data.query, variables, data.operation_name)
         )
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -154,6 +169,9 @@ class ApiGraphQLView(GraphQLView):
         quota = self._quota()
         if quota is not None:
             data["extensions"] = {**(data.get("extensions") or {}), "rateLimit": quota}
+            cacheable = g.get("graphql_cacheable")
+            if cacheable is not None:
+                self._replayable(*cacheable, quota_in_body=quota)
         return data
 
     def dispatch_request(self) -> Any:

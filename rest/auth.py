@@ -7,6 +7,7 @@ are sent, the header wins. Failed attempts are counted per client address and th
 from collections.abc import Callable
 
 from flask import Flask, g, request
+from werkzeug.wrappers import Request
 
 from service import keys
 from service.errors import Unauthorized
@@ -20,9 +21,14 @@ HEADER = "X-API-Key"
 QUERY_PARAMETER = "api_key"
 
 
+def key_presented_in(request_: Request) -> str | None:
+    """The key a request carries: the header when present and non-empty, else the parameter."""
+    return request_.headers.get(HEADER) or request_.args.get(QUERY_PARAMETER) or None
+
+
 def presented_key() -> str | None:
-    """The key the client sent: the header when present and non-empty, else the parameter."""
-    return request.headers.get(HEADER) or request.args.get(QUERY_PARAMETER) or None
+    """The key the current request carries (see :func:`key_presented_in`)."""
+    return key_presented_in(request)
 
 
 def init_auth(

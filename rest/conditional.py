@@ -2,7 +2,8 @@
 
 The tag is derived from the data version, the day (deals expire) and the normalized request
 (path and query parameters, without api_key), so it can be computed before running any query.
-The check runs after authentication and before the quota, so a 304 is never charged.
+The check runs after authentication and before the quota, so a 304 is never charged. A tagged
+200 may also be replayed (rest.replay).
 """
 
 import hashlib
@@ -12,6 +13,7 @@ from datetime import date
 from flask import Flask, Response, g, request
 
 from .auth import QUERY_PARAMETER
+from .replay import mark_replayable
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
 
@@ -54,7 +56,9 @@ def init_conditional(
     def not_modified() -> Response | None:
         if request.method not in ("GET", "HEAD") or not applies():
             return None
-        g.etag = request_etag(version(), date.today())
+        current, today = version(), date.today()
+        g.etag = request_etag(current, today)
+        mark_replayable(current, today)
         client_tag = _matching(g.etag)
         if client_tag is None:
             return None

@@ -4,81 +4,134 @@ Neither is metered or needs a key. With PROMETHEUS_MULTIPROC_DIR set (gunicorn.c
 several workers) every worker writes its metrics to files there and /metrics on any worker reports
 the sum over all of them; without it each app has a registry of its own. Log lines carry the
 request id, method, route, status, duration and the key's id, never the key itself.
+
+Both are written by :class:`RequestRecorder`, which the Flask hooks below and the replay lane in
+front of Flask (rest.replay) call alike, so a replayed response is logged and counted like any
+other. The log goes straight from structlog to the stream as one orjson line: no stdlib logging
+record, handler or formatter per request.
 """
 
-import logging
 import os
 import sys
 import time
+from dataclasses import dataclass
+from typing import IO, Any
 
+import orjson
 import structlog
 from flask import Flask, Response, g, request
-from prometheus_client import CollectorRegistry, values
+from prometheus_client import CollectorRegistry, Counter, Histogram, values
 from prometheus_flask_exporter import PrometheusMetrics
 from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
 
-ACCESS_LOGGER = "cds.access"
 METRICS_PATH = "/metrics"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+RECORDER_EXTENSION = "cds.recorder"
+# The series prometheus-flask-exporter publishes by default, under the same names and labels.
+DURATION_METRIC = "flask_http_request_duration_seconds"
+TOTAL_METRIC = "flask_http_request_total"
+ROUTE_LABEL = "url_rule"
+UNROUTED = "unrouted"
 
 
-def _configure_structlog() -> None:
-    if structlog.is_configured():
-        return
-    structlog.configure(
-        processors=[
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.add_log_level,
-            structlog.processors.JSONRenderer(sort_keys=False),
-        ],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        cache_logger_on_first_use=True,
+@dataclass(frozen=True)
+class RequestRecord:
+    """What is known of a finished request: the log line's fields and the metric labels."""
+
+    request_id: str | None
+    method: str
+    route: str
+    status: int
+    duration_s: float
+    key_id: int | None
+
+
+class RequestRecorder:
+    """Writes each finished request to the access log and the request metrics."""
+
+    def __init__(self, stream: IO[bytes], registry: CollectorRegistry | None) -> None:
+        self._log = structlog.wrap_logger(
+            structlog.BytesLogger(stream),
+            processors=[
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.add_log_level,
+                structlog.processors.JSONRenderer(serializer=orjson.dumps),
+            ],
+            wrapper_class=structlog.make_filtering_bound_logger("info"),
+            cache_logger_on_first_use=True,
+        )
+        self._duration = Histogram(
+            DURATION_METRIC,
+            "HTTP request duration in seconds",
+            ("method", ROUTE_LABEL, "status"),
+            registry=registry,
+        )
+        self._total = Counter(
+            TOTAL_METRIC, "Total number of HTTP requests", ("method", "status"), registry=registry
+        )
+
+    def record(self, done: RequestRecord) -> None:
+        """Log ``done`` as one JSON line and count it in the metrics (scrapes are only logged)."""
+        self._log.info(
+            "request",
+            request_id=done.request_id,
+            method=done.method,
+            route=done.route,
+            status=done.status,
+            duration_ms=round(done.duration_s * 1000, 2),
+            key_id=done.key_id,
+        )
+        if done.route == METRICS_PATH:
+            return
+        self._duration.labels(done.method, done.route, done.status).observe(done.duration_s)
+        self._total.labels(done.method, done.status).inc()
+
+
+def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> RequestRecorder:
+    """Register the request log and the metrics endpoint (a registry per app, not global).
+
+    ``log_stream`` receives the JSON lines (standard error by default).
+    """
+    metrics = _metrics(app)
+    multiprocess = isinstance(metrics, GunicornInternalPrometheusMetrics)
+    recorder = RequestRecorder(
+        log_stream or sys.stderr.buffer,
+        # Multiprocess values live in the per-worker files the exporter's collector reads.
+        None if multiprocess else metrics.registry,
     )
-    stdlib = logging.getLogger(ACCESS_LOGGER)
-    if not stdlib.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(message)s"))
-        stdlib.addHandler(handler)
-    stdlib.setLevel(logging.INFO)
-
-
-def init_observability(app: Flask) -> PrometheusMetrics:
-    """Register the request log and the metrics endpoint (a registry per app, not global)."""
-    _configure_structlog()
-    log = structlog.get_logger(ACCESS_LOGGER)
+    app.extensions[RECORDER_EXTENSION] = recorder
 
     @app.before_request
     def start_clock() -> None:
         g.started = time.perf_counter()
 
     @app.after_request
-    def log_request(response: Response) -> Response:
+    def record_request(response: Response) -> Response:
         api_key = g.get("api_key")
-        log.info(
-            "request",
-            request_id=g.get("request_id"),
-            method=request.method,
-            route=request.url_rule.rule if request.url_rule else "unrouted",
-            status=response.status_code,
-            duration_ms=round(
-                (time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2
-            ),
-            key_id=api_key.id if api_key is not None else None,
+        recorder.record(
+            RequestRecord(
+                request_id=g.get("request_id"),
+                method=request.method,
+                route=request.url_rule.rule if request.url_rule else UNROUTED,
+                status=response.status_code,
+                duration_s=time.perf_counter() - g.get("started", time.perf_counter()),
+                key_id=api_key.id if api_key is not None else None,
+            )
         )
         return response
 
-    return _metrics(app)
+    return recorder
 
 
-def _metrics(app: Flask) -> PrometheusMetrics:
+def _metrics(app: Flask) -> Any:
     """Per-worker files summed on each scrape with PROMETHEUS_MULTIPROC_DIR, else a per-app
     registry (many apps share a test process, so never the global default registry)."""
     if MULTIPROC_DIR_ENV not in os.environ:
         return PrometheusMetrics(
-            app, path=METRICS_PATH, group_by="url_rule", registry=CollectorRegistry()
+            app, path=METRICS_PATH, export_defaults=False, registry=CollectorRegistry()
         )
     if not getattr(values.ValueClass, "_multiprocess", False):
         raise RuntimeError(
             f"{MULTIPROC_DIR_ENV} must be set before prometheus_client is first imported"
         )
-    return GunicornInternalPrometheusMetrics(app, path=METRICS_PATH, group_by="url_rule")
+    return GunicornInternalPrometheusMetrics(app, path=METRICS_PATH, export_defaults=False)

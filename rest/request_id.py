@@ -9,13 +9,17 @@ HEADER = "X-Request-ID"
 _SANE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 
 
+def request_id_for(sent: str | None) -> str:
+    """The id of a request whose X-Request-ID header is ``sent``: kept when sane, else new."""
+    return sent if sent and _SANE.fullmatch(sent) else uuid.uuid4().hex
+
+
 def init_request_id(app: Flask) -> None:
     """Assign each request an id early and echo it on the response."""
 
     @app.before_request
     def assign() -> None:
-        sent = request.headers.get(HEADER, "")
-        g.request_id = sent if _SANE.fullmatch(sent) else uuid.uuid4().hex
+        g.request_id = request_id_for(request.headers.get(HEADER))
 
     @app.after_request
     def echo(response: Response) -> Response:

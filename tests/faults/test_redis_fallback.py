@@ -45,6 +45,58 @@ def test_quota_counts_live_in_redis(redis_app, redis_server) -> None:
     assert len(_quota_keys(redis_server)) == 1
 
 
+def test_replayed_reads_are_charged_in_redis_in_one_round_trip(redis_app, redis_server) -> None:
+    app, key = redis_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    client.get("/api/v1/laws/UT", headers=headers)  # the Flask path stores the response
+    storage = app.extensions["cds.limiter"].storage
+    connection = storage.get_connection()
+    sent: list[str] = []
+    original = connection.pipeline
+
+    def counting_pipeline(*args, **kwargs):
+        pipe = original(*args, **kwargs)
+        execute = pipe.execute
+
+        def counted(*a, **k):
+            sent.append("pipeline")
+            return execute(*a, **k)
+
+        pipe.execute = counted
+        return pipe
+
+    single = connection.execute_command
+
+    def counting_command(*args, **kwargs):
+        sent.append(str(args[0]))
+        return single(*args, **kwargs)
+
+    connection.pipeline, connection.execute_command = counting_pipeline, counting_command
+    try:
+        replayed = [client.get("/api/v1/laws/UT", headers=headers) for _ in range(3)]
+    finally:
+        connection.pipeline, connection.execute_command = original, single
+    assert [r.headers["X-RateLimit-Remaining"] for r in replayed] == ["98", "97", "96"]
+    assert sent == ["pipeline"] * 3  # hit and window read travel together, nothing else is sent
+    # Redis holds the same count the limiter's own reading reports.
+    usage = client.get("/api/v1/usage", headers=headers).get_json()["data"]
+    assert usage["remaining"] == 96
+
+
+def test_a_redis_that_lost_its_scripts_still_counts_replayed_reads(redis_app, redis_server) -> None:
+    app, key = redis_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    client.get("/api/v1/laws/ID", headers=headers)
+    with redis.Redis(host="127.0.0.1", port=redis_server.port, socket_timeout=1) as server:
+        server.script_flush()
+    again = client.get("/api/v1/laws/ID", headers=headers)
+    assert again.status_code == 200
+    assert again.headers["X-RateLimit-Remaining"] == "98"
+    assert client.get("/api/v1/laws/ID", headers=headers).headers["X-RateLimit-Remaining"] == "97"
+
+
 def test_redis_outage_falls_back_to_memory_with_one_warning_then_returns(
     redis_app, redis_server, caplog
 ) -> None:

@@ -1,11 +1,9 @@
 """Metrics by route template and one JSON log line per request, never with a key in it."""
 
+import io
 import json
-import logging
 
 from flask.testing import FlaskClient
-
-from rest.observability import ACCESS_LOGGER
 
 
 def test_metrics_need_no_key_are_not_metered_and_group_by_route(
@@ -29,18 +27,24 @@ def test_metrics_need_no_key_are_not_metered_and_group_by_route(
     assert "blue-dream" not in response.get_data(as_text=True)
 
 
-def test_each_request_logs_one_json_line_without_the_key(
-    client: FlaskClient, api_keys: dict, caplog
-) -> None:
+def _log_lines(stream: io.BytesIO) -> list[dict]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_each_request_logs_one_json_line_without_the_key(make_app, api_keys: dict) -> None:
+    stream = io.BytesIO()
+    client = make_app(ACCESS_LOG_STREAM=stream).test_client()
     key = api_keys["free"]
-    with caplog.at_level(logging.INFO, logger=ACCESS_LOGGER):
-        response = client.get(f"/api/v1/laws/ny?api_key={key}", headers={"X-Request-ID": "abc-1"})
-    records = [json.loads(r.getMessage()) for r in caplog.records if r.name == ACCESS_LOGGER]
+    response = client.get(f"/api/v1/laws/ny?api_key={key}", headers={"X-Request-ID": "abc-1"})
+    records = _log_lines(stream)
     assert len(records) == 1
     record = records[0]
     assert response.status_code == 200
-    assert {k: record[k] for k in ("event", "request_id", "method", "route", "status")} == {
+    assert {
+        k: record[k] for k in ("event", "level", "request_id", "method", "route", "status")
+    } == {
         "event": "request",
+        "level": "info",
         "request_id": "abc-1",
         "method": "GET",
         "route": "/api/v1/laws/<string:state>",
@@ -48,5 +52,39 @@ def test_each_request_logs_one_json_line_without_the_key(
     }
     assert isinstance(record["key_id"], int)
     assert record["duration_ms"] >= 0
-    assert key not in caplog.text
-    assert key[9:-4] not in caplog.text
+    assert record["timestamp"].endswith("Z")
+    text = stream.getvalue().decode()
+    assert key not in text
+    assert key[9:-4] not in text
+
+
+def test_replayed_requests_are_logged_and_counted_like_any_other(
+    make_app, api_keys: dict, count_statements
+) -> None:
+    stream = io.BytesIO()
+    app = make_app(ACCESS_LOG_STREAM=stream)
+    client = app.test_client()
+    headers = {"X-API-Key": api_keys["pro"]}
+    ids = [f"replay-{n}" for n in range(3)]
+    for n, request_id in enumerate(ids):
+        with count_statements(app) as seen:
+            response = client.get(
+                "/api/v1/laws/OR", headers={**headers, "X-Request-ID": request_id}
+            )
+        assert response.status_code == 200
+        assert response.headers["X-Request-ID"] == request_id
+        assert (seen == []) == (n > 0)  # the repeats were replayed without SQL
+    records = _log_lines(stream)
+    assert [(r["request_id"], r["route"], r["status"]) for r in records] == [
+        (request_id, "/api/v1/laws/<string:state>", 200) for request_id in ids
+    ]
+    assert len({r["key_id"] for r in records}) == 1
+    exposition = client.get("/metrics").get_data(as_text=True)
+    counted = [
+        line
+        for line in exposition.splitlines()
+        if line.startswith("flask_http_request_duration_seconds_count")
+        and 'url_rule="/api/v1/laws/<string:state>"' in line
+    ]
+    assert len(counted) == 1
+    assert counted[0].endswith(" 3.0")
