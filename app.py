@@ -25,13 +25,13 @@ from rest.limits import (
     LIMITER_EXTENSION,
     UNMETERED_ENDPOINTS,
     FailedAuthThrottle,
-    Quota,
     init_limits,
     make_limiter,
     quota_headers,
     quota_snapshot,
 )
 from rest.observability import init_observability
+from rest.quota import Quota
 from rest.replay import ReplayLane, StoredResponse, init_replay, mark_replayable
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
@@ -57,6 +57,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         DB_STATEMENT_TIMEOUT_MS=settings.db_statement_timeout_ms,
         STATE_TTL_MS=settings.state_ttl_ms,
         PAGE_CACHE_MB=settings.page_cache_mb,
+        QUOTA_LEASE_SHARE=settings.quota_lease_share,
         RATELIMIT_HEADERS_ENABLED=True,
     )
     if config:
@@ -114,7 +115,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         cache=replays,
         version=version,
         key_cache=key_cache,
-        quota=Quota(limiter),
+        quota=Quota(limiter, lease_share=app.config["QUOTA_LEASE_SHARE"]),
         recorder=recorder,
         max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
     )

@@ -34,7 +34,9 @@ worker_class = "gthread" if threads > 1 else "sync"
 timeout = _int_env("GUNICORN_TIMEOUT", 30)  # a stuck worker is replaced after this
 graceful_timeout = _int_env("GUNICORN_GRACEFUL_TIMEOUT", 30)  # SIGTERM: finish in-flight work
 keepalive = 5
-max_requests = _int_env("GUNICORN_MAX_REQUESTS", 10_000)
+# Recycle a worker after this many requests (a guard against slow leaks). A worker answers a few
+# thousand requests a second and a new one needs about a second to start, so not too often.
+max_requests = _int_env("GUNICORN_MAX_REQUESTS", 1_000_000)
 max_requests_jitter = max_requests // 10
 preload_app = os.environ.get("GUNICORN_PRELOAD", "") == "1"
 # The app writes one JSON line per request (rest/observability.py); gunicorn's own access log is

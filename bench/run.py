@@ -167,8 +167,10 @@ def _storages() -> dict[str, str]:
     return {"memory": "memory://", "redis": redis}
 
 
-def _measure_backend(backend: str, workdir: Path, load: dict) -> list[tuple]:
-    """Every case in both modes, plus the quota case on the other limiter storage."""
+def _measure_backend(
+    backend: str, workdir: Path, load: dict, modes: list[str], cases: list[tuple]
+) -> list[tuple]:
+    """Every case in each mode, plus the quota case on the other limiter storage."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
@@ -182,8 +184,9 @@ def _measure_backend(backend: str, workdir: Path, load: dict) -> list[tuple]:
     try:
         key = _seeded(url)
         storages = _storages()
-        runs = [(mode, storage, CASES) for mode in MODES]
-        runs.append(("warm", other, [c for c in CASES if c[0] == QUOTA_CASE]))
+        runs = [(mode, storage, cases) for mode in modes]
+        if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
+            runs.append(("warm", other, [c for c in cases if c[0] == QUOTA_CASE]))
         for mode, store, cases in runs:
             env = {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": storages[store], **MODES[mode]}
             app = Gunicorn(env)
@@ -241,7 +244,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--backends", default="sqlite,postgres")
+    parser.add_argument("--modes", default=",".join(MODES), help="warm, cold or both")
+    parser.add_argument(
+        "--cases", default="", help="only the cases whose name contains one of these (comma list)"
+    )
     args = parser.parse_args()
+    modes = args.modes.split(",")
+    wanted = [word for word in args.cases.split(",") if word]
+    cases = [c for c in CASES if not wanted or any(word in c[0] for word in wanted)]
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (apt-get install wrk)")
     load = {"seconds": args.seconds, "connections": args.connections}
@@ -252,7 +262,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp())
     rows = []
     for backend in backends:
-        rows += _measure_backend(backend, workdir, load)
+        rows += _measure_backend(backend, workdir, load, modes, cases)
     after = _bare(load)
     ceiling = (before["rps"] + after["rps"]) / 2
 

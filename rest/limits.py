@@ -8,16 +8,11 @@ of up to ``limit`` timestamps per key and walks it in Redis.
 """
 
 import time
-from dataclasses import dataclass
 from functools import lru_cache
-from math import floor, inf
 
 from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import RateLimitItem, parse
-from limits.storage import RedisStorage
-from limits.strategies import SlidingWindowCounterRateLimiter
-from redis.exceptions import NoScriptError
 
 from service.keys import KeyIdentity
 from service.quotas import limit_string
@@ -38,6 +33,17 @@ def _limit_key() -> str:
 
 def _bucket(key_id: int) -> str:
     return f"key:{key_id}"
+
+
+def quota_item(api_key: KeyIdentity) -> tuple[RateLimitItem, tuple[str, str]]:
+    """The key's hourly limit and the identifiers of its one shared bucket, exactly as the
+    limiter's request hook charges it."""
+    return _item(limit_string(api_key)), (_bucket(api_key.id), QUOTA_SCOPE)
+
+
+@lru_cache(maxsize=1024)
+def _item(limit: str) -> RateLimitItem:
+    return parse(limit)
 
 
 def _tier_limit() -> str:
@@ -119,110 +125,6 @@ def init_limits(app: Flask, limiter: Limiter) -> None:
     limiter.init_app(app)
 
 
-@dataclass(frozen=True)
-class QuotaState:
-    """A key's quota right after a request was charged, as the X-RateLimit-* headers show it."""
-
-    limit: int
-    remaining: int
-    reset: int  # UTC epoch seconds
-
-    def as_dict(self) -> dict[str, int]:
-        """The form GraphQL's ``extensions.rateLimit`` and GET /usage use."""
-        return {"limit": self.limit, "remaining": self.remaining, "reset": self.reset}
-
-    def headers(self) -> list[tuple[str, str]]:
-        return [
-            ("X-RateLimit-Limit", str(self.limit)),
-            ("X-RateLimit-Remaining", str(self.remaining)),
-            ("X-RateLimit-Reset", str(self.reset)),
-        ]
-
-
-@lru_cache(maxsize=1024)
-def _item(limit: str) -> RateLimitItem:
-    return parse(limit)
-
-
-# A sliding window as the storages report it: previous count, seconds until the previous window
-# expires, current count, seconds until the current window expires.
-Window = tuple[int, float, int, float]
-
-
-def window_stats(item: RateLimitItem, window: Window, now: float) -> tuple[float, int]:
-    """(reset time, remaining) of ``window``: limits' SlidingWindowCounterRateLimiter
-    arithmetic, for a window read in the same round trip as the hit."""
-    previous_count, previous_expires_in, current_count, current_expires_in = window
-    expiry = item.get_expiry()
-    weighted = previous_count * previous_expires_in / expiry + current_count
-    remaining = max(0, item.amount - floor(weighted))
-    if not (previous_count or current_count):
-        return now, remaining
-    previous_reset_in = previous_expires_in % (expiry / previous_count) if previous_count else inf
-    current_reset_in = current_expires_in % expiry if current_count else inf
-    return now + min(previous_reset_in, current_reset_in), remaining
-
-
-class Quota:
-    """Charges the shared quota of a key outside Flask-Limiter's request hook (rest.replay).
-
-    Same limiter, strategy, storage and bucket as the hook, so both draw from one quota; on
-    Redis the hit and the window read for the headers travel in one round trip. ``charge``
-    declines (None) whenever the hook should decide instead: quota spent, storage unreachable,
-    or the limiter running on its in-memory fallback (the hook checks for recovery).
-    """
-
-    def __init__(self, limiter: Limiter) -> None:
-        self._limiter = limiter
-
-    def charge(self, api_key: KeyIdentity) -> QuotaState | None:
-        """Spend one request of ``api_key``'s quota; the state after it, or None (see above)."""
-        strategy = self._limiter.limiter
-        storage = strategy.storage
-        if storage is not self._limiter.storage or not isinstance(
-            strategy, SlidingWindowCounterRateLimiter
-        ):
-            return None
-        item = _item(limit_string(api_key))
-        identifiers = (_bucket(api_key.id), QUOTA_SCOPE)
-        try:
-            if isinstance(storage, RedisStorage):
-                acquired, window = _hit_and_read(storage, item, item.key_for(*identifiers))
-                reset, remaining = window_stats(item, window, time.time())
-            else:
-                acquired = strategy.hit(item, *identifiers)
-                reset, remaining = strategy.get_window_stats(item, *identifiers)
-        except Exception:  # each storage raises its own errors; the hook logs and falls back
-            return None
-        if not acquired:
-            return None
-        # Flask-Limiter's headers round the reset time up to the next whole second.
-        return QuotaState(limit=item.amount, remaining=remaining, reset=int(reset + 1))
-
-
-def _hit_and_read(storage: RedisStorage, item: RateLimitItem, key: str) -> tuple[bool, Window]:
-    """limits' own two Lua scripts (acquire, then read the window) in one pipelined round trip."""
-    previous = storage.prefixed_key(storage._previous_window_key(key))
-    current = storage.prefixed_key(storage._current_window_key(key))
-    expiry = item.get_expiry()
-    pipe = storage.get_connection().pipeline(transaction=False)
-    pipe.evalsha(
-        storage.lua_acquire_sliding_window.sha, 2, previous, current, item.amount, expiry, 1
-    )
-    pipe.evalsha(storage.lua_sliding_window.sha, 2, previous, current, expiry)
-    try:
-        acquired, raw = pipe.execute()
-    except NoScriptError:  # a fresh or flushed Redis: the library's own calls load the scripts
-        acquired = storage.acquire_sliding_window_entry(key, item.amount, expiry)
-        return bool(acquired), storage.get_sliding_window(key, expiry)
-    return bool(acquired), (
-        int(raw[0] or 0),
-        max(0.0, float(raw[1] or 0)) / 1000,
-        int(raw[2] or 0),
-        max(0.0, float(raw[3] or 0)) / 1000,
-    )
-
-
 def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
     """The current request's quota as {limit, remaining, reset}, or None when not metered."""
     current = limiter.current_limit
@@ -237,8 +139,8 @@ def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
 
 def usage_of(limiter: Limiter, api_key: KeyIdentity) -> dict[str, int]:
     """The key's quota right now, read without spending any of it."""
-    item = _item(limit_string(api_key))
-    reset, remaining = limiter.limiter.get_window_stats(item, _bucket(api_key.id), QUOTA_SCOPE)
+    item, identifiers = quota_item(api_key)
+    reset, remaining = limiter.limiter.get_window_stats(item, *identifiers)
     return {"limit": item.amount, "remaining": remaining, "reset": int(reset)}
 
 

@@ -35,8 +35,8 @@ from service import keys
 
 from .auth import QUERY_PARAMETER, key_presented_in
 from .caching import Expiring, KeyCache, PageCache
-from .limits import Quota, QuotaState
 from .observability import RequestRecord, RequestRecorder
+from .quota import Quota, QuotaState
 from .request_id import HEADER as REQUEST_ID_HEADER
 from .request_id import request_id_for
 

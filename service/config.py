@@ -30,8 +30,11 @@ class Settings:
     db_statement_timeout_ms: int = 5_000
     # How long a worker reuses a key lookup and the data version (0: ask the database each time).
     state_ttl_ms: int = 1_000
-    # Serialized REST pages kept per worker, in MiB (0 turns the page cache off).
+    # Finished responses and GraphQL results kept per worker, in MiB (0 turns caching off).
     page_cache_mb: int = 64
+    # On Redis, a busy key takes at most its hourly limit / this many units at once (0: no
+    # leases, every request is counted in Redis on its own).
+    quota_lease_share: int = 1_000
 
     @classmethod
     def from_env(
@@ -59,6 +62,7 @@ class Settings:
             db_statement_timeout_ms=_positive_int(env, "DB_STATEMENT_TIMEOUT_MS", 5_000),
             state_ttl_ms=_whole_number(env, "STATE_TTL_MS", 1_000),
             page_cache_mb=_whole_number(env, "PAGE_CACHE_MB", 64),
+            quota_lease_share=_whole_number(env, "QUOTA_LEASE_SHARE", 1_000),
         )
 
 

@@ -1,0 +1,109 @@
+"""Quota leases on Redis: busy keys with large limits take units in batches, never too many."""
+
+from collections.abc import Callable
+
+from flask import Flask
+
+from rest.limits import LIMITER_EXTENSION, usage_of
+from rest.quota import LEASE_MAX_AGE_S, Quota
+from service.keys import KeyIdentity
+
+BIG = KeyIdentity(id=9001, tier="enterprise", hourly_limit=5_000)  # leases of up to 5 units
+
+
+class Clock:
+    """Advances by ``step`` seconds each time it is read (a busy key: requests back to back)."""
+
+    def __init__(self, step: float = 0.0001) -> None:
+        self.now = 1000.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+def _counting(app: Flask) -> list[str]:
+    """Record the commands the app's quota storage sends to Redis from now on."""
+    connection = app.extensions[LIMITER_EXTENSION].storage.get_connection()
+    sent: list[str] = []
+    original = connection.execute_command
+
+    def counted(*args, **kwargs):
+        sent.append(str(args[0]))
+        return original(*args, **kwargs)
+
+    connection.execute_command = counted
+    return sent
+
+
+def _redis_app(make_app: Callable[..., Flask], redis_server) -> Flask:
+    return make_app(RATELIMIT_STORAGE_URI=redis_server.url)
+
+
+def test_two_workers_leasing_one_key_admit_exactly_its_limit(make_app, redis_server) -> None:
+    apps = [_redis_app(make_app, redis_server) for _ in range(2)]
+    workers = [Quota(app.extensions[LIMITER_EXTENSION], clock=Clock()) for app in apps]
+    sent = [_counting(app) for app in apps]
+    admitted = [0, 0]
+    for n in range(6_000):
+        worker = n % 2
+        if workers[worker].charge(BIG) is not None:
+            admitted[worker] += 1
+    assert sum(admitted) == 5_000
+    assert min(admitted) > 2_000  # both workers served, neither starved
+    calls = len(sent[0]) + len(sent[1])
+    # About one call per 5 admitted requests, and one per refused request once the hour is spent.
+    assert calls < 1_000 + 1_000 + 100, calls
+
+
+def test_the_reported_remaining_is_within_one_lease_of_what_redis_holds(
+    make_app, redis_server
+) -> None:
+    app = _redis_app(make_app, redis_server)
+    limiter = app.extensions[LIMITER_EXTENSION]
+    quota = Quota(limiter, clock=Clock())
+    for _ in range(200):
+        state = quota.charge(BIG)
+        assert state is not None
+        held = usage_of(limiter, BIG)["remaining"]  # leased units count as spent in Redis
+        assert held <= state.remaining <= held + 5
+    assert usage_of(limiter, BIG)["remaining"] >= 5_000 - 200 - 5
+
+
+def test_free_and_pro_keys_never_lease_and_report_exact_counts(make_app, redis_server) -> None:
+    app = _redis_app(make_app, redis_server)
+    quota = Quota(app.extensions[LIMITER_EXTENSION], clock=Clock())
+    quota.charge(KeyIdentity(id=1, tier="pro", hourly_limit=None))  # loads the script
+    sent = _counting(app)
+    states = [quota.charge(KeyIdentity(id=1, tier="pro", hourly_limit=None)) for _ in range(5)]
+    assert [s.remaining for s in states] == [998, 997, 996, 995, 994]
+    assert sent == ["EVALSHA"] * 5
+
+
+def test_with_leases_turned_off_every_charge_is_counted_in_redis(make_app, redis_server) -> None:
+    app = _redis_app(make_app, redis_server)
+    quota = Quota(app.extensions[LIMITER_EXTENSION], lease_share=0, clock=Clock())
+    quota.charge(BIG)  # loads the script
+    sent = _counting(app)
+    states = [quota.charge(BIG) for _ in range(50)]
+    assert [s.remaining for s in states] == list(range(4_998, 4_948, -1))
+    assert sent == ["EVALSHA"] * 50
+
+
+def test_a_lease_is_dropped_once_it_is_older_than_its_maximum_age(make_app, redis_server) -> None:
+    app = _redis_app(make_app, redis_server)
+    clock = Clock()
+    quota = Quota(app.extensions[LIMITER_EXTENSION], clock=clock)
+    sent = _counting(app)
+    for _ in range(20):  # busy: soon a charge is served from a lease, without Redis
+        calls = len(sent)
+        quota.charge(BIG)
+        if len(sent) == calls:
+            break
+    else:
+        raise AssertionError("no charge was served from a lease")
+    clock.now += LEASE_MAX_AGE_S
+    calls = len(sent)
+    quota.charge(BIG)
+    assert sent[calls:] == ["EVALSHA"]
