@@ -113,7 +113,7 @@ class Query:
         page = dispensaries.list_dispensaries(
             info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
         )
-        items = [Dispensary.from_model(hit.dispensary, info, hit.distance) for hit in page.items]
+        items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
         return Page.of(page, items)
 
     @strawberry.field(description="One dispensary by id (disp_<n>), or null.")

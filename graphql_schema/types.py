@@ -17,12 +17,12 @@ from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
 from models import Law as LawModel
 from models import Review as ReviewModel
-from models import Strain as StrainModel
 from service import deals, dispensaries, laws, strains
 from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
 from service.geo import normalise_state
 from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
 from service.paging import Page as ServicePage
+from service.strains import StrainRow
 
 from .context import Context
 from .enums import DispensaryType, StrainType
@@ -46,7 +46,7 @@ def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel]) -> None:
     ctx.batch.register("state", [d.state for d in rows])
 
 
-def _seen_strains(ctx: Context, rows: Iterable[StrainModel]) -> None:
+def _seen_strains(ctx: Context, rows: Iterable[StrainRow]) -> None:
     ctx.batch.register("strain", [s.id for s in rows])
 
 
@@ -136,7 +136,7 @@ class MenuItem:
             return None
         ctx = info.context
 
-        def fetch(ids: list[int]) -> dict[int, StrainModel]:
+        def fetch(ids: list[int]) -> dict[int, StrainRow]:
             found = strains.strains_by_ids(ctx.session, ids)
             _seen_strains(ctx, found.values())
             return found
@@ -311,7 +311,7 @@ class Strain:
     _pk: strawberry.Private[int] = 0
 
     @classmethod
-    def from_model(cls, s: StrainModel, info: Info[Context, None]) -> "Strain":
+    def from_model(cls, s: StrainRow, info: Info[Context, None]) -> "Strain":
         _seen_strains(info.context, [s])
         return cls(
             slug=s.slug,
@@ -319,8 +319,8 @@ class Strain:
             type=StrainType(s.type),
             thc=s.thc,
             cbd=s.cbd,
-            effects=[e.name for e in s.effects],
-            flavors=[f.name for f in s.flavors],
+            effects=list(s.effects),
+            flavors=list(s.flavors),
             description=s.description,
             rating=s.rating,
             review_count=s.review_count,

@@ -1,7 +1,8 @@
 """The one place for SQL that differs between SQLite and PostgreSQL.
 
-Bulk loading: sequences and transactional DDL. Search: the structures that make name search
-indexed and typo tolerant, how they are created, rebuilt and queried.
+Bulk loading: sequences and transactional DDL. Planning: :class:`tested_per_row`. Search: the
+structures that make name search indexed and typo tolerant, how they are created, rebuilt and
+queried.
 
 - PostgreSQL: the ``pg_trgm`` extension and a GIN ``gin_trgm_ops`` index on ``lower(name)``
   (``lower(title)`` for deals) per searched table. It serves ``LIKE '%q%'`` (the substring
@@ -22,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     DDL,
@@ -45,7 +46,10 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects.postgresql import REGCLASS
+from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement as SqlColumnElement
+from sqlalchemy.sql.visitors import InternalTraversal
 
 from .base import Base
 from .deal import Deal
@@ -79,6 +83,36 @@ def begin_transactional_ddl(conn: Connection) -> None:
     """
     if conn.dialect.name == "sqlite" and not conn.connection.dbapi_connection.in_transaction:
         conn.exec_driver_sql("BEGIN")
+
+
+# --- planning ---------------------------------------------------------------------------------
+
+
+class tested_per_row(SqlColumnElement[Any]):
+    """``column`` in a filter the database should test row by row rather than look up in an
+    index. A page query (ORDER BY an index, LIMIT) then walks that index and stops after the
+    page, instead of starting from the filter's matches and sorting them all. SQLite's planner
+    needs the hint (a unary ``+`` hides the column from index selection); PostgreSQL plans by
+    cost and gets the plain column."""
+
+    inherit_cache = True
+    # The wrapped column takes part in the statement cache key (else two statements differing
+    # only in the column would share one compiled form).
+    _traverse_internals: ClassVar = [("column", InternalTraversal.dp_clauseelement)]
+
+    def __init__(self, column: SqlColumnElement[Any]) -> None:
+        self.column = column
+        self.type = column.type
+
+
+@compiles(tested_per_row)
+def _plain_column(element: tested_per_row, compiler: Any, **kw: Any) -> str:
+    return compiler.process(element.column, **kw)
+
+
+@compiles(tested_per_row, "sqlite")
+def _sqlite_unindexed_column(element: tested_per_row, compiler: Any, **kw: Any) -> str:
+    return "+" + compiler.process(element.column, **kw)
 
 
 # --- search: what is searched ---------------------------------------------------------------

@@ -14,7 +14,9 @@ from sqlalchemy import (
     String,
     Text,
 )
+from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.sql.elements import ColumnElement
 
 from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
@@ -28,6 +30,8 @@ class Dispensary(Timestamped, Base):
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
         # GET /dispensaries orders by sort_key (the name, case-insensitively), then id.
         Index("ix_dispensaries_sort_key_id", "sort_key", "id"),
+        # GET /dispensaries?state= : the state's rows already in list order.
+        Index("ix_dispensaries_state_sort_key_id", "state", "sort_key", "id"),
         # GET /dispensaries?state=&city= (city compared case-insensitively via city_key)
         Index("ix_dispensaries_state_city_key", "state", "city_key"),
         # GET /dispensaries?zip= : bounding-box prefilter before the distance sort.
@@ -42,7 +46,7 @@ class Dispensary(Timestamped, Base):
     street: Mapped[str] = mapped_column(String(160))
     city: Mapped[str] = mapped_column(String(80))
     city_key: Mapped[str] = mapped_column(String(80))
-    state: Mapped[str] = mapped_column(ForeignKey("laws.state_code"), index=True)
+    state: Mapped[str] = mapped_column(ForeignKey("laws.state_code"))
     zip: Mapped[str] = mapped_column(String(5), index=True)
     lat: Mapped[float] = mapped_column(Float)
     lng: Mapped[float] = mapped_column(Float)
@@ -66,10 +70,16 @@ class Dispensary(Timestamped, Base):
         lazy="raise",
     )
 
-    @property
+    @hybrid_property
     def address(self) -> str:
         """Single-line street address: ``<number> <street>, <City>, <ST> <ZIP>``."""
         return f"{self.street}, {self.city}, {self.state} {self.zip}"
+
+    @address.inplace.expression
+    @classmethod
+    def _address_expression(cls) -> ColumnElement[str]:
+        """The same address, built by the database (for queries that select columns)."""
+        return cls.street + ", " + cls.city + ", " + cls.state + " " + cls.zip
 
     def __repr__(self) -> str:
         return f"Dispensary(public_id={self.public_id!r}, name={self.name!r}, state={self.state!r})"

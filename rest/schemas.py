@@ -2,35 +2,33 @@
 
 from typing import Any
 
-from marshmallow import Schema, fields, post_dump
+from marshmallow import fields
+
+from .dumping import CompiledSchema, OptionalFloat, OptionalString
 
 DATE_FORMAT = "%Y-%m-%d"
 
 
-class _Name(Schema):
-    name = fields.String()
-
-
-class StrainItemSchema(Schema):
+class StrainItemSchema(CompiledSchema):
     slug = fields.String(required=True)
     name = fields.String(required=True)
     type = fields.String(required=True, metadata={"enum": ["indica", "sativa", "hybrid"]})
     thc = fields.Float(required=True, metadata={"description": "THC percentage."})
     cbd = fields.Float(required=True, metadata={"description": "CBD percentage."})
-    effects = fields.Pluck(_Name, "name", many=True, required=True)
-    flavors = fields.Pluck(_Name, "name", many=True, required=True)
+    effects = fields.List(fields.String(), required=True)
+    flavors = fields.List(fields.String(), required=True)
 
 
 class StrainSchema(StrainItemSchema):
     """One strain in full; published as component "Strain" (the envelope is "StrainDetail")."""
 
     description = fields.String(required=True)
-    terpenes = fields.Pluck(_Name, "name", many=True, required=True)
+    terpenes = fields.List(fields.String(), required=True)
     rating = fields.Float(required=True)
     reviewCount = fields.Integer(attribute="review_count", required=True)
 
 
-class DispensaryItemSchema(Schema):
+class DispensaryItemSchema(CompiledSchema):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
     address = fields.String(required=True)
@@ -48,35 +46,18 @@ class DispensaryItemSchema(Schema):
 class DispensaryHitSchema(DispensaryItemSchema):
     """A list item; ``distance`` (miles, one decimal) appears only on ZIP searches."""
 
-    distance = fields.Float(metadata={"description": "Miles from the zip given; zip searches."})
-
-    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
-        if attr == "distance":
-            return obj.distance
-        return super().get_attribute(obj.dispensary, attr, default)
-
-    @post_dump
-    def drop_empty_distance(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
-        if data.get("distance") is None:
-            data.pop("distance", None)
-        return data
+    distance = OptionalFloat(metadata={"description": "Miles from the zip given; zip searches."})
 
 
-class MenuItemSchema(Schema):
+class MenuItemSchema(CompiledSchema):
     name = fields.String(required=True)
     category = fields.String(required=True)
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True)
-    strain = fields.String(metadata={"description": "The strain's slug, when the item is one."})
-
-    @post_dump
-    def drop_empty_strain(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
-        if data.get("strain") is None:
-            data.pop("strain", None)
-        return data
+    strain = OptionalString(metadata={"description": "The strain's slug, when the item is one."})
 
 
-class ReviewSchema(Schema):
+class ReviewSchema(CompiledSchema):
     rating = fields.Integer(required=True)
     text = fields.String(required=True)
     author = fields.String(required=True)
@@ -101,7 +82,7 @@ class DispensarySchema(DispensaryItemSchema):
         return super().get_attribute(obj.dispensary, attr, default)
 
 
-class DealSchema(Schema):
+class DealSchema(CompiledSchema):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "deal_1"})
     title = fields.String(required=True)
     dispensary = fields.String(attribute="dispensary.name", required=True)
@@ -110,7 +91,7 @@ class DealSchema(Schema):
     expires = fields.Date(DATE_FORMAT, required=True)
 
 
-class DoctorSchema(Schema):
+class DoctorSchema(CompiledSchema):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "doc_1"})
     name = fields.String(required=True)
     city = fields.String(required=True)
@@ -120,7 +101,7 @@ class DoctorSchema(Schema):
     price = fields.Float(required=True, metadata={"description": "Consultation fee, USD."})
 
 
-class LawSchema(Schema):
+class LawSchema(CompiledSchema):
     state = fields.String(required=True)
     stateCode = fields.String(attribute="state_code", required=True)
     recreational = fields.Boolean(required=True)
@@ -132,40 +113,29 @@ class LawSchema(Schema):
     updated = fields.Date(DATE_FORMAT, required=True)
 
 
-class SearchHitSchema(Schema):
+class SearchHitSchema(CompiledSchema):
     type = fields.String(
         required=True, metadata={"enum": ["strain", "dispensary", "doctor", "deal"]}
     )
     name = fields.String(required=True)
-    slug = fields.String(metadata={"description": "Strains only."})
-    id = fields.String(metadata={"description": "Dispensaries, doctors and deals."})
-
-    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
-        if attr == "slug":
-            return obj.key if obj.type == "strain" else None
-        if attr == "id":
-            return None if obj.type == "strain" else obj.key
-        return super().get_attribute(obj, attr, default)
-
-    @post_dump
-    def drop_absent_keys(self, data: dict[str, Any], **_: Any) -> dict[str, Any]:
-        return {k: v for k, v in data.items() if v is not None}
+    slug = OptionalString(metadata={"description": "Strains only."})
+    id = OptionalString(metadata={"description": "Dispensaries, doctors and deals."})
 
 
-class MetaSchema(Schema):
+class MetaSchema(CompiledSchema):
     total = fields.Integer(required=True)
     limit = fields.Integer(required=True)
     offset = fields.Integer(required=True)
 
 
-def _envelope(name: str, data: fields.Field, *, paged: bool) -> type[Schema]:
+def _envelope(name: str, data: fields.Field, *, paged: bool) -> type[CompiledSchema]:
     attrs: dict[str, Any] = {
         "success": fields.Boolean(required=True, metadata={"enum": [True]}),
         "data": data,
     }
     if paged:
         attrs["meta"] = fields.Nested(MetaSchema, required=True)
-    return Schema.from_dict(attrs, name=name)
+    return CompiledSchema.from_dict(attrs, name=name)
 
 
 # The document names components after their classes, less "Schema"; these names used to
@@ -174,29 +144,29 @@ StrainDetailSchema = StrainSchema
 DispensaryDetailSchema = DispensarySchema
 
 
-def page_envelope(item: type[Schema], name: str) -> type[Schema]:
+def page_envelope(item: type[CompiledSchema], name: str) -> type[CompiledSchema]:
     """Envelope schema for a list: success, data (array of ``item``), meta."""
     return _envelope(name, fields.List(fields.Nested(item), required=True), paged=True)
 
 
-def detail_envelope(item: type[Schema], name: str) -> type[Schema]:
+def detail_envelope(item: type[CompiledSchema], name: str) -> type[CompiledSchema]:
     """Envelope schema for one object: success and data, no meta."""
     return _envelope(name, fields.Nested(item, required=True), paged=False)
 
 
-class ErrorBodySchema(Schema):
+class ErrorBodySchema(CompiledSchema):
     code = fields.Integer(required=True)
     message = fields.String(required=True)
     docs = fields.String(required=True)
     param = fields.String(metadata={"description": "The offending parameter, when there is one."})
 
 
-class ErrorEnvelopeSchema(Schema):
+class ErrorEnvelopeSchema(CompiledSchema):
     success = fields.Boolean(required=True, metadata={"enum": [False]})
     error = fields.Nested(ErrorBodySchema, required=True)
 
 
-class UsageSchema(Schema):
+class UsageSchema(CompiledSchema):
     tier = fields.String(required=True, metadata={"enum": ["free", "pro", "enterprise"]})
     limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
     remaining = fields.Integer(

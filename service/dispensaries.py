@@ -3,9 +3,10 @@
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import Float, Select, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
@@ -13,18 +14,55 @@ from models import Dispensary, MenuItem, Review, Strain
 from .errors import NotFound
 from .filters import DispensaryFilters
 from .geo import Point, bounding_box, haversine_miles
-from .paging import Page, PageRequest, paginate, top_per_parent
+from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
 REVIEWS_SHOWN = 20
 MENU_MAX = 100  # no demo menu is longer; a cap keeps imported data from bloating a page
 _PUBLIC_ID = re.compile(r"^disp_[0-9]{1,18}$")
 
 
-@dataclass(frozen=True)
-class DispensaryHit:
-    """A dispensary in a list; ``distance`` (miles) is set for proximity searches."""
+# What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
+# and the keys that batching follows (id, state).
+LISTED = (
+    Dispensary.id,
+    Dispensary.public_id,
+    Dispensary.name,
+    Dispensary.address.label("address"),
+    Dispensary.type,
+    Dispensary.rating,
+    Dispensary.delivery,
+    Dispensary.hours,
+    Dispensary.phone,
+    Dispensary.website,
+    Dispensary.review_count,
+    Dispensary.state,
+)
+# Filters that are plain column comparisons, by filter name.
+_COMPARED = {
+    "state": Dispensary.state,
+    "city": Dispensary.city_key,
+    "type": Dispensary.type,
+    "delivery": Dispensary.delivery,
+}
 
-    dispensary: Dispensary
+
+@dataclass(frozen=True, slots=True)
+class DispensaryRow:
+    """A dispensary in a list: the LISTED columns, and for proximity searches ``distance``
+    (miles from the ZIP code, one decimal)."""
+
+    id: int
+    public_id: str
+    name: str
+    address: str
+    type: str
+    rating: float
+    delivery: bool
+    hours: dict[str, str]
+    phone: str
+    website: str
+    review_count: int
+    state: str
     distance: float | None = None
 
 
@@ -45,59 +83,67 @@ class DispensaryDetail:
     reviews: list[Review]
 
 
-def _filtered(stmt: Select[Any], filters: DispensaryFilters) -> Select[Any]:
-    if filters.state is not None:
-        stmt = stmt.where(Dispensary.state == filters.state)
-    if filters.city is not None:
-        stmt = stmt.where(Dispensary.city_key == filters.city)
-    if filters.type is not None:
-        stmt = stmt.where(Dispensary.type == filters.type)
-    if filters.delivery is not None:
-        stmt = stmt.where(Dispensary.delivery == filters.delivery)
-    return stmt
+def _compared(filters: DispensaryFilters) -> dict[str, Any]:
+    """The set filters among the plain comparisons, by name (their names are the parameters)."""
+    return {name: value for name in _COMPARED if (value := getattr(filters, name)) is not None}
 
 
-def _select_dispensaries(filters: DispensaryFilters) -> Select[Any]:
-    return _filtered(select(Dispensary), filters).order_by(Dispensary.sort_key, Dispensary.id)
+@lru_cache(maxsize=64)
+def _listing(compared: tuple[str, ...]) -> Listing:
+    where = [_COMPARED[name] == bindparam(name) for name in compared]
+    return Listing.of(LISTED, where, (Dispensary.sort_key, Dispensary.id))
+
+
+@lru_cache(maxsize=64)
+def _nearby_statements(compared: tuple[str, ...]) -> tuple[Select[Any], Select[Any]]:
+    """(candidates inside a bounding box, the listed columns of given ids)."""
+    box = (
+        Dispensary.lat.between(
+            bindparam("min_lat", type_=Float), bindparam("max_lat", type_=Float)
+        ),
+        Dispensary.lng.between(
+            bindparam("min_lng", type_=Float), bindparam("max_lng", type_=Float)
+        ),
+    )
+    where = [_COMPARED[name] == bindparam(name) for name in compared]
+    candidates = select(Dispensary.id, Dispensary.sort_key, Dispensary.lat, Dispensary.lng).where(
+        *where, *box
+    )
+    chosen = select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
+    return candidates, chosen
 
 
 def list_dispensaries(
     session: Session, filters: DispensaryFilters, page: PageRequest
-) -> Page[DispensaryHit]:
+) -> Page[DispensaryRow]:
     """Return one page of dispensaries: by name, or nearest first when ``filters.zip`` is set."""
     if filters.origin is not None:
         return _list_nearby(session, filters, filters.origin, page)
-    result = paginate(session, _select_dispensaries(filters), page)
-    return replace(result, items=[DispensaryHit(d) for d in result.items])
+    params = _compared(filters)
+    result = fetch_page(session, _listing(tuple(params)), params, page)
+    return replace(result, items=[DispensaryRow(*row) for row in result.items])
 
 
 def _list_nearby(
     session: Session, filters: DispensaryFilters, origin: Point, page: PageRequest
-) -> Page[DispensaryHit]:
+) -> Page[DispensaryRow]:
     # A bounding box in SQL narrows the candidates cheaply (indexed lat/lng); the exact
     # great-circle distance, radius test and ordering run on those few rows in Python.
     radius = filters.radius or 0.0
     min_lat, max_lat, min_lng, max_lng = bounding_box(origin, radius)
-    candidates = session.execute(
-        _filtered(
-            select(Dispensary.id, Dispensary.sort_key, Dispensary.lat, Dispensary.lng), filters
-        )
-        .where(Dispensary.lat.between(min_lat, max_lat))
-        .where(Dispensary.lng.between(min_lng, max_lng))
-    ).all()
+    params = _compared(filters)
+    candidates, chosen = _nearby_statements(tuple(params))
+    box = {"min_lat": min_lat, "max_lat": max_lat, "min_lng": min_lng, "max_lng": max_lng}
     ranked = sorted(
         (distance, sort_key, id_)
-        for id_, sort_key, lat, lng in candidates
+        for id_, sort_key, lat, lng in rows(session, candidates, {**params, **box})
         if (distance := haversine_miles(origin, Point(lat, lng))) <= radius
     )
     window = ranked[page.offset : page.offset + page.limit]
-    rows = {
-        d.id: d
-        for d in session.scalars(
-            select(Dispensary).where(Dispensary.id.in_([w[2] for w in window]))
-        )
-    }
-    items = [DispensaryHit(rows[id_], round(distance, 1)) for distance, _name, id_ in window]
+    found = {d.id: d for d in rows(session, chosen, {"ids": [w[2] for w in window]})}
+    items = [
+        DispensaryRow(*found[id_], distance=round(distance, 1)) for distance, _name, id_ in window
+    ]
     return Page(items=items, total=len(ranked), limit=page.limit, offset=page.offset)
 
 

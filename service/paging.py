@@ -1,9 +1,10 @@
 """Limit/offset paging: bounds as named constants (the one source for both edges) and paginate()."""
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import Select, func, select
+from sqlalchemy import ColumnElement, Integer, Row, Select, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from .errors import InvalidParameter
@@ -69,6 +70,51 @@ def paginate(session: Session, stmt: Select[Any], page: PageRequest) -> Page[Any
         limit=page.limit,
         offset=page.offset,
     )
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The statements of one list query shape, built once and run with bind parameters: the
+    ordered page (``:limit`` rows from ``:offset``) and the count of all matches.
+
+    Built from columns rather than entities, they run on the session's connection and give
+    plain rows: no ORM objects are made, and no statement is built or compiled per request.
+    """
+
+    page: Select[Any]
+    count: Select[Any]
+
+    @classmethod
+    def of(
+        cls,
+        columns: Iterable[Any],
+        where: Iterable[ColumnElement[bool]],
+        order_by: Sequence[Any],
+    ) -> "Listing":
+        matching = select(*columns).where(*where)
+        return cls(
+            page=matching.order_by(*order_by)
+            .limit(bindparam("limit", type_=Integer))
+            .offset(bindparam("offset", type_=Integer)),
+            count=matching.with_only_columns(func.count(), maintain_column_froms=True),
+        )
+
+
+def rows(session: Session, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[Row[Any]]:
+    """Run a column statement on the session's connection (no ORM objects are built)."""
+    return session.connection().execute(stmt, params).all()
+
+
+def fetch_page(
+    session: Session, listing: Listing, params: Mapping[str, Any], page: PageRequest
+) -> Page[Row[Any]]:
+    """One window of ``listing`` with ``params``, and the total (counted only when needed)."""
+    items = rows(session, listing.page, {**params, "limit": page.limit, "offset": page.offset})
+    if len(items) < page.limit and (items or page.offset == 0):
+        total = page.offset + len(items)
+    else:
+        total = session.connection().execute(listing.count, params).scalar_one()
+    return Page(items=list(items), total=total, limit=page.limit, offset=page.offset)
 
 
 def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: int) -> int:

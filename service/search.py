@@ -58,11 +58,21 @@ def allows_fuzzy(text: str) -> bool:
     return plain and any(c.isalnum() for c in text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     type: str  # strain, dispensary, doctor or deal
     key: str  # the slug for strains, the public id otherwise
     name: str
+
+    @property
+    def slug(self) -> str | None:
+        """The key of a strain (None for other kinds)."""
+        return self.key if self.type == "strain" else None
+
+    @property
+    def id(self) -> str | None:
+        """The key of a dispensary, doctor or deal (None for strains)."""
+        return None if self.type == "strain" else self.key
 
 
 # Statements are built once per shape and cached; the query's values are bind parameters.

@@ -1,86 +1,210 @@
-"""Strain queries: filtered list pages, detail by slug, batch lookup."""
+"""Strain queries: filtered list pages, detail by slug, batch lookup.
+
+Strains come back as :class:`StrainRow` (columns and trait names, no ORM objects): the page or
+lookup is one statement built once per shape, and the effects and flavors of all its strains are
+a second one.
+"""
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Select, select
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    Integer,
+    Row,
+    Select,
+    String,
+    bindparam,
+    literal,
+    select,
+    union_all,
+)
+from sqlalchemy.orm import Session
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
+from models.dialect import tested_per_row
 
 from .errors import NotFound
 from .filters import StrainFilters
-from .paging import Page, PageRequest, paginate
+from .paging import Listing, Page, PageRequest, fetch_page, rows
 
 # Slugs are lower-case ASCII words joined by hyphens; anything else cannot name a strain and is
 # answered without a query (NUL or lone surrogates would otherwise reach the database driver).
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
+# What a strain shows in either edge (GraphQL's type has the detail columns too).
+COLUMNS = (
+    Strain.id,
+    Strain.slug,
+    Strain.name,
+    Strain.type,
+    Strain.thc,
+    Strain.cbd,
+    Strain.description,
+    Strain.rating,
+    Strain.review_count,
+)
+# Range filters: (filter name, column, comparison).
+_RANGES = (
+    ("thc_min", Strain.thc, "__ge__"),
+    ("thc_max", Strain.thc, "__le__"),
+    ("cbd_min", Strain.cbd, "__ge__"),
+    ("cbd_max", Strain.cbd, "__le__"),
+)
 
-def _select_with_traits() -> Select[Any]:
-    """Strains with the traits every strain representation shows (effects, flavors)."""
-    return select(Strain).options(selectinload(Strain.effects), selectinload(Strain.flavors))
+
+@dataclass(frozen=True)
+class StrainRow:
+    """A strain with its effects and flavors, in their listed order."""
+
+    id: int
+    slug: str
+    name: str
+    type: str
+    thc: float
+    cbd: float
+    description: str
+    rating: float
+    review_count: int
+    effects: list[str]
+    flavors: list[str]
 
 
-def _select_strains(filters: StrainFilters) -> Select[Any]:
-    stmt = _select_with_traits()
-    if filters.type is not None:
-        stmt = stmt.where(Strain.type == filters.type)
-    if filters.effect is not None:
-        stmt = stmt.where(
-            Strain.id.in_(select(StrainEffect.strain_id).where(StrainEffect.name == filters.effect))
+@dataclass(frozen=True)
+class StrainDetail(StrainRow):
+    """A strain in full: also its terpenes."""
+
+    terpenes: list[str]
+
+
+def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
+    """The names of the set filters (what the statement depends on) and their values."""
+    values = {
+        name: value
+        for name in ("type", "effect", "flavor", "thc_min", "thc_max", "cbd_min", "cbd_max")
+        if (value := getattr(filters, name)) is not None
+    }
+    return tuple(values), values
+
+
+def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
+    """The filters of ``shape``. ``walking``: for a page that walks the name order and tests
+    each strain (a trait lookup per strain, EXISTS) and stops once it is full; else for the
+    count, which starts from the trait's rows (IN) and the indexed ranges."""
+    column: Callable[[Any], Any] = tested_per_row if walking else (lambda c: c)
+    where = []
+    if "type" in shape:
+        where.append(column(Strain.type) == bindparam("type", type_=String))
+    for name, trait in (("effect", StrainEffect), ("flavor", StrainFlavor)):
+        if name not in shape:
+            continue
+        named = trait.name == bindparam(name, type_=String)
+        if walking:
+            where.append(
+                select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
+            )
+        else:
+            where.append(Strain.id.in_(select(trait.strain_id).where(named)))
+    for name, compared, compare in _RANGES:
+        if name in shape:
+            where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
+    return where
+
+
+@lru_cache(maxsize=128)
+def _listing(shape: tuple[str, ...]) -> Listing:
+    order = (Strain.sort_key, Strain.id)
+    listing = Listing.of(COLUMNS, _where(shape, walking=False), order)
+    if "effect" in shape or "flavor" in shape:
+        walked = Listing.of(COLUMNS, _where(shape, walking=True), order)
+        listing = replace(listing, page=walked.page)
+    return listing
+
+
+@lru_cache(maxsize=1)
+def _traits_statement() -> Select[Any]:
+    """(strain id, kind, name) of the effects and flavors of the strains in ``:ids``."""
+    ids = bindparam("ids", expanding=True, type_=Integer)
+    kinds = []
+    for kind, trait in (("effects", StrainEffect), ("flavors", StrainFlavor)):
+        kinds.append(
+            select(
+                trait.strain_id, literal(kind, String).label("kind"), trait.name, trait.position
+            ).where(trait.strain_id.in_(ids))
         )
-    if filters.flavor is not None:
-        stmt = stmt.where(
-            Strain.id.in_(select(StrainFlavor.strain_id).where(StrainFlavor.name == filters.flavor))
-        )
-    if filters.thc_min is not None:
-        stmt = stmt.where(Strain.thc >= filters.thc_min)
-    if filters.thc_max is not None:
-        stmt = stmt.where(Strain.thc <= filters.thc_max)
-    if filters.cbd_min is not None:
-        stmt = stmt.where(Strain.cbd >= filters.cbd_min)
-    if filters.cbd_max is not None:
-        stmt = stmt.where(Strain.cbd <= filters.cbd_max)
-    return stmt.order_by(Strain.sort_key, Strain.id)
-
-
-def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[Strain]:
-    """Return one page of strains matching ``filters``, by name (any case) then id."""
-    return paginate(session, _select_strains(filters), page)
-
-
-def get_strain(session: Session, slug: str) -> Strain:
-    """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
-    if not SLUG_PATTERN.fullmatch(slug.lower()):
-        raise NotFound(f"no strain with slug {slug!r}")
-    strain = session.scalar(
-        _select_with_traits()
-        .where(Strain.slug == slug.lower())
-        .options(selectinload(Strain.terpenes))
+    both = union_all(*kinds).subquery()
+    return select(both.c.strain_id, both.c.kind, both.c.name).order_by(
+        both.c.strain_id, both.c.kind, both.c.position
     )
-    if strain is None:
+
+
+def _with_traits(session: Session, found: Sequence[Row[Any]]) -> list[StrainRow]:
+    """The strains of ``found`` (rows of COLUMNS) with their effects and flavors."""
+    traits: dict[int, dict[str, list[str]]] = {
+        row.id: {"effects": [], "flavors": []} for row in found
+    }
+    if traits:
+        for strain_id, kind, name in rows(session, _traits_statement(), {"ids": list(traits)}):
+            traits[strain_id][kind].append(name)
+    return [StrainRow(*row, **traits[row.id]) for row in found]
+
+
+def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
+    """Return one page of strains matching ``filters``, by name (any case) then id."""
+    shape, params = _shape(filters)
+    result = fetch_page(session, _listing(shape), params, page)
+    return replace(result, items=_with_traits(session, result.items))
+
+
+@lru_cache(maxsize=1)
+def _by_slugs_statement() -> Select[Any]:
+    return select(*COLUMNS).where(Strain.slug.in_(bindparam("slugs", expanding=True)))
+
+
+@lru_cache(maxsize=1)
+def _by_ids_statement() -> Select[Any]:
+    return select(*COLUMNS).where(Strain.id.in_(bindparam("ids", expanding=True)))
+
+
+def get_strain(session: Session, slug: str) -> StrainDetail:
+    """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
+    folded = slug.lower()
+    found = strains_by_slugs(session, [folded]).get(folded)
+    if found is None:
         raise NotFound(f"no strain with slug {slug!r}")
-    return strain
+    terpenes = terpenes_by_strain(session, [found.id])[found.id]
+    return StrainDetail(**vars(found), terpenes=terpenes)
 
 
-def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Strain]:
-    """Return the strains with the given primary keys (effects, flavors loaded), keyed by id."""
-    wanted = set(ids)
+def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, StrainRow]:
+    """Return the strains with the given primary keys (effects, flavors included), keyed by id."""
+    wanted = list(set(ids))
     if not wanted:
         return {}
-    rows = session.scalars(_select_with_traits().where(Strain.id.in_(wanted)))
-    return {strain.id: strain for strain in rows}
+    found = _with_traits(session, rows(session, _by_ids_statement(), {"ids": wanted}))
+    return {strain.id: strain for strain in found}
 
 
-def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain]:
-    """Return the strains with the given slugs (effects and flavors loaded), keyed by slug."""
-    wanted = {slug for slug in slugs if SLUG_PATTERN.fullmatch(slug)}
+def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, StrainRow]:
+    """Return the strains with the given slugs (effects and flavors included), keyed by slug."""
+    wanted = [slug for slug in set(slugs) if SLUG_PATTERN.fullmatch(slug)]
     if not wanted:
         return {}
-    rows = session.scalars(_select_with_traits().where(Strain.slug.in_(wanted)))
-    return {strain.slug: strain for strain in rows}
+    found = _with_traits(session, rows(session, _by_slugs_statement(), {"slugs": wanted}))
+    return {strain.slug: strain for strain in found}
+
+
+@lru_cache(maxsize=1)
+def _terpenes_statement() -> Select[Any]:
+    return (
+        select(StrainTerpene.strain_id, StrainTerpene.name)
+        .where(StrainTerpene.strain_id.in_(bindparam("ids", expanding=True)))
+        .order_by(StrainTerpene.strain_id, StrainTerpene.position)
+    )
 
 
 def terpenes_by_strain(session: Session, ids: Iterable[int]) -> dict[int, list[str]]:
@@ -88,11 +212,6 @@ def terpenes_by_strain(session: Session, ids: Iterable[int]) -> dict[int, list[s
     found: dict[int, list[str]] = {id_: [] for id_ in ids}
     if not found:
         return found
-    rows = session.execute(
-        select(StrainTerpene.strain_id, StrainTerpene.name)
-        .where(StrainTerpene.strain_id.in_(found))
-        .order_by(StrainTerpene.strain_id, StrainTerpene.position)
-    )
-    for strain_id, name in rows:
+    for strain_id, name in rows(session, _terpenes_statement(), {"ids": list(found)}):
         found[strain_id].append(name)
     return found
