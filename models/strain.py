@@ -61,16 +61,33 @@ class _Trait:
         return f"{type(self).__name__}(strain_id={self.strain_id}, name={self.name!r})"
 
 
-class StrainEffect(_Trait, Base):
+class _FilteredTrait(_Trait):
+    """A trait GET /strains filters by. Its rows also carry copies of their strain's type, THC
+    and CBD (every load sets them, see seed.generate.Dataset.tables), so the number of strains
+    matching a trait and those filters is counted from one index range of this table."""
+
+    type: Mapped[str] = mapped_column(String(10))
+    thc: Mapped[float] = mapped_column(Float)
+    cbd: Mapped[float] = mapped_column(Float)
+
+
+class StrainEffect(_FilteredTrait, Base):
     __tablename__ = "strain_effects"
-    # GET /strains?effect= : find strain ids by value without scanning.
-    __table_args__ = (Index("ix_strain_effects_name_strain_id", "name", "strain_id"),)
+    __table_args__ = (
+        # GET /strains?effect= : find strain ids by value without scanning.
+        Index("ix_strain_effects_name_strain_id", "name", "strain_id"),
+        # ... and count them with the other filters.
+        Index("ix_strain_effects_facets", "name", "type", "thc", "cbd"),
+    )
 
 
-class StrainFlavor(_Trait, Base):
+class StrainFlavor(_FilteredTrait, Base):
     __tablename__ = "strain_flavors"
-    # GET /strains?flavor=
-    __table_args__ = (Index("ix_strain_flavors_name_strain_id", "name", "strain_id"),)
+    __table_args__ = (
+        # GET /strains?flavor=
+        Index("ix_strain_flavors_name_strain_id", "name", "strain_id"),
+        Index("ix_strain_flavors_facets", "name", "type", "thc", "cbd"),
+    )
 
 
 class StrainTerpene(_Trait, Base):

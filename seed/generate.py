@@ -25,6 +25,7 @@ __all__ = [
 ]
 
 DEFAULT_SEED = 2026
+FACETED_TRAITS = ("strain_effects", "strain_flavors")
 
 Row = dict[str, Any]
 
@@ -79,8 +80,18 @@ class Dataset:
     doctors: list[Row]
 
     def tables(self) -> dict[str, list[Row]]:
-        """Table name -> rows, in an order that satisfies foreign keys."""
-        return {name: getattr(self, name) for name in TABLES}
+        """Table name -> rows, in an order that satisfies foreign keys.
+
+        Effect and flavor rows get their strain's type, THC and CBD (models.strain explains
+        why); every load, seeded or imported, goes through here.
+        """
+        tables = {name: getattr(self, name) for name in TABLES}
+        facets = {
+            s["id"]: {"type": s["type"], "thc": s["thc"], "cbd": s["cbd"]} for s in self.strains
+        }
+        for name in FACETED_TRAITS:
+            tables[name] = [{**row, **facets[row["strain_id"]]} for row in tables[name]]
+        return tables
 
     def counts(self) -> dict[str, int]:
         """Table name -> number of rows."""

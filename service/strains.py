@@ -19,6 +19,7 @@ from sqlalchemy import (
     Select,
     String,
     bindparam,
+    func,
     literal,
     select,
     union_all,
@@ -92,37 +93,53 @@ def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
 
 
 def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
-    """The filters of ``shape``. ``walking``: for a page that walks the name order and tests
-    each strain (a trait lookup per strain, EXISTS) and stops once it is full; else for the
-    count, which starts from the trait's rows (IN) and the indexed ranges."""
+    """The filters of ``shape``. A trait filter is an EXISTS test per strain. ``walking``: for
+    a page that walks the name order, testing each strain, and stops once it is full (the other
+    columns are then tested per row too, rather than looked up in their indexes)."""
     column: Callable[[Any], Any] = tested_per_row if walking else (lambda c: c)
     where = []
     if "type" in shape:
         where.append(column(Strain.type) == bindparam("type", type_=String))
     for name, trait in (("effect", StrainEffect), ("flavor", StrainFlavor)):
-        if name not in shape:
-            continue
-        named = trait.name == bindparam(name, type_=String)
-        if walking:
+        if name in shape:
+            named = trait.name == bindparam(name, type_=String)
             where.append(
                 select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
             )
-        else:
-            where.append(Strain.id.in_(select(trait.strain_id).where(named)))
     for name, compared, compare in _RANGES:
         if name in shape:
             where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
     return where
 
 
+def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
+    """The count of a shape with a trait filter, from that trait's rows alone: they carry their
+    strain's type, THC and CBD, so the facets index answers it (see models.strain)."""
+    name, trait = ("effect", StrainEffect) if "effect" in shape else ("flavor", StrainFlavor)
+    where = [trait.name == bindparam(name, type_=String)]
+    if "type" in shape:
+        where.append(trait.type == bindparam("type", type_=String))
+    for filter_name, compared, compare in _RANGES:
+        if filter_name in shape:
+            column = getattr(trait, compared.key)
+            where.append(getattr(column, compare)(bindparam(filter_name, type_=Float)))
+    if name == "effect" and "flavor" in shape:
+        flavored = select(StrainFlavor.strain_id).where(
+            StrainFlavor.name == bindparam("flavor", type_=String)
+        )
+        where.append(trait.strain_id.in_(flavored))
+    return select(func.count()).select_from(trait).where(*where)
+
+
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...]) -> Listing:
     order = (Strain.sort_key, Strain.id)
-    listing = Listing.of(COLUMNS, _where(shape, walking=False), order)
-    if "effect" in shape or "flavor" in shape:
-        walked = Listing.of(COLUMNS, _where(shape, walking=True), order)
-        listing = replace(listing, page=walked.page)
-    return listing
+    if "effect" not in shape and "flavor" not in shape:
+        return Listing.of(COLUMNS, _where(shape, walking=False), order)
+    # With a trait filter the page walks the name order, testing each strain, and stops once
+    # it is full; the count comes from the trait's own rows.
+    walked = Listing.of(COLUMNS, _where(shape, walking=True), order)
+    return Listing(page=walked.page, count=_trait_count(shape))
 
 
 @lru_cache(maxsize=1)

@@ -224,6 +224,39 @@ def test_all_filters_combine_with_and(api, session: Session) -> None:
     assert sorted(item["slug"] for item in items) == sorted(expected)
 
 
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"effect": "happy"},
+        {"flavor": "sweet"},
+        {"effect": "relaxed", "flavor": "earthy"},
+        {"effect": "happy", "type": "indica", "thc_min": "18"},
+        {"flavor": "citrus", "cbd_min": "0.5", "cbd_max": "12"},
+        {"effect": "euphoric", "flavor": "sweet", "thc_max": "24"},
+        {"type": "hybrid", "thc_min": "10"},
+    ],
+)
+def test_the_total_of_a_full_page_counts_every_match(
+    api, session: Session, filters: dict[str, str]
+) -> None:
+    body = api.json("/api/v1/strains", limit=1, **filters)  # a full page: the total is counted
+
+    def matches(s: Strain) -> bool:
+        effects, flavors = [e.name for e in s.effects], [f.name for f in s.flavors]
+        return (
+            filters.get("effect", effects[0]) in effects
+            and filters.get("flavor", flavors[0]) in flavors
+            and s.type == filters.get("type", s.type)
+            and float(filters.get("thc_min", 0)) <= s.thc <= float(filters.get("thc_max", 100))
+            and float(filters.get("cbd_min", 0)) <= s.cbd <= float(filters.get("cbd_max", 100))
+        )
+
+    expected = sum(1 for s in _strains(session) if matches(s))
+    assert expected > 1, "the filters should match several strains of the tiny dataset"
+    assert body["meta"]["total"] == expected
+    assert len(body["data"]) == 1
+
+
 @pytest.mark.parametrize("param", ["thc_min", "thc_max", "cbd_min", "cbd_max"])
 @pytest.mark.parametrize("value", ["-1", "100.01", "101", "abc", "nan", "inf", "1e1", " 5", ""])
 def test_percentages_outside_0_to_100_or_not_plain_numbers_are_a_400_naming_them(

@@ -291,6 +291,19 @@ def test_traits_come_from_the_vocabularies(
     assert all(2 <= n <= most and top == n - 1 for n, top in per_strain)
 
 
+@pytest.mark.parametrize("model", [StrainEffect, StrainFlavor])
+def test_filtered_traits_carry_their_strains_type_thc_and_cbd(
+    session: Session, model: type[StrainEffect]
+) -> None:
+    pairs = session.execute(
+        select(model.type, model.thc, model.cbd, Strain.type, Strain.thc, Strain.cbd).join(
+            Strain, Strain.id == model.strain_id
+        )
+    ).all()
+    assert len(pairs) > 10_000
+    assert [row for row in pairs if tuple(row[:3]) != tuple(row[3:])] == []
+
+
 def test_deals_use_the_seven_categories_and_expire_around_the_reference_day(
     session: Session,
 ) -> None:

@@ -124,3 +124,44 @@ def test_upgrading_a_loaded_postgresql_database_indexes_its_rows(
     postgres_scratch_url: str,
 ) -> None:
     _assert_upgrade_indexes_the_rows_already_loaded(postgres_scratch_url)
+
+
+def _assert_facets_are_filled_for_rows_loaded_before(url: str) -> None:
+    """Trait rows loaded before the facets revision get their strain's type, THC and CBD."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        command.downgrade(_alembic(url), "5e2b8c41d0a7")  # drops the copies, keeps the rows
+        with engine.connect() as conn:
+            columns = {c["name"] for c in inspect(conn).get_columns("strain_effects")}
+        assert "thc" not in columns
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            for table in ("strain_effects", "strain_flavors"):
+                mismatched = conn.scalar(
+                    text(
+                        f"SELECT count(*) FROM {table} t JOIN strains s ON s.id = t.strain_id "
+                        "WHERE t.type <> s.type OR t.thc <> s.thc OR t.cbd <> s.cbd"
+                    )
+                )
+                filled = conn.scalar(text(f"SELECT count(*) FROM {table} WHERE thc IS NOT NULL"))
+                assert (mismatched, filled) == (
+                    0,
+                    conn.scalar(text(f"SELECT count(*) FROM {table}")),
+                )
+                assert filled > 100
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_facets_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
+    _assert_facets_are_filled_for_rows_loaded_before(f"sqlite:///{tmp_path / 'facets.db'}")
+
+
+@pytest.mark.postgres
+def test_the_facets_revision_fills_postgresql_rows_loaded_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_facets_are_filled_for_rows_loaded_before(postgres_scratch_url)
