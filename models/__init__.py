@@ -12,6 +12,7 @@ from .deal import Deal
 from .dispensary import Dispensary, MenuItem, Review
 from .doctor import Doctor
 from .law import Law
+from .search import SearchEntry
 from .strain import Strain, StrainEffect, StrainFlavor, StrainTerpene
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Law",
     "MenuItem",
     "Review",
+    "SearchEntry",
     "Strain",
     "StrainEffect",
     "StrainFlavor",

@@ -16,6 +16,7 @@ from service.filters import (
     MAX_RADIUS_MILES,
     MAX_THC,
     SEARCH_MAX_LENGTH,
+    SEARCH_MIN_LENGTH,
     SEARCH_TYPES,
     STRAIN_TYPES,
     WORD_MAX_LENGTH,
@@ -230,9 +231,9 @@ class SearchArgs(_ListArgs):
         required=True,
         error_messages={"required": "q is required: the text to search for"},
         metadata={
-            "description": f"Text to find: 1 to {SEARCH_MAX_LENGTH} characters once leading "
-            "and trailing whitespace is trimmed; no NUL.",
-            "pattern": text_pattern(SEARCH_MAX_LENGTH),
+            "description": f"Text to find: {SEARCH_MIN_LENGTH} to {SEARCH_MAX_LENGTH} characters "
+            "once leading and trailing whitespace is trimmed; no NUL.",
+            "pattern": text_pattern(SEARCH_MIN_LENGTH, SEARCH_MAX_LENGTH),
         },
     )
     type = _choice(SEARCH_TYPES, "One of: ")

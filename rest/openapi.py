@@ -88,10 +88,12 @@ def word_pattern(max_length: int) -> str:
     return f"^{SPACE}*[{letter}][{letter}0-9 -]{{0,{max_length - 1}}}{SPACE}*$"
 
 
-def text_pattern(max_length: int) -> str:
-    """1 to ``max_length`` characters once trimmed, none of them NUL (the search text)."""
+def text_pattern(min_length: int, max_length: int) -> str:
+    """``min_length`` (2 or more) to ``max_length`` characters once trimmed, none of them NUL
+    (the search text)."""
     solid = "[^\\x00" + SPACE[1:]
-    return f"^{SPACE}*{solid}(?:[^\\x00]{{0,{max_length - 2}}}{solid})?{SPACE}*$"
+    middle = f"[^\\x00]{{{min_length - 2},{max_length - 2}}}"
+    return f"^{SPACE}*{solid}{middle}{solid}{SPACE}*$"
 
 
 ZIP_PATTERN = f"^{SPACE}*[0-9]{{5}}{SPACE}*$"

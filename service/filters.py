@@ -20,6 +20,8 @@ DEFAULT_RADIUS_MILES = 50.0
 MAX_RADIUS_MILES = 500.0
 MAX_THC = 100.0
 MAX_CBD = 100.0
+# A one-character query matches most names and says little: at least two (a 400 otherwise).
+SEARCH_MIN_LENGTH = 2
 SEARCH_MAX_LENGTH = 200
 SEARCH_TYPES = ("strains", "dispensaries", "doctors", "deals")
 SearchType = Literal["strains", "dispensaries", "doctors", "deals"]
@@ -200,6 +202,12 @@ class SearchQuery:
         text = (q or "").strip()
         if not text:
             raise InvalidParameter("q is required: the text to search for", param="q")
+        if len(text) < SEARCH_MIN_LENGTH:
+            raise InvalidParameter(
+                f"q must be at least {SEARCH_MIN_LENGTH} characters (leading and trailing "
+                "spaces do not count)",
+                param="q",
+            )
         if len(text) > SEARCH_MAX_LENGTH:
             raise InvalidParameter(f"q must be at most {SEARCH_MAX_LENGTH} characters", param="q")
         if "\x00" in text:

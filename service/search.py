@@ -4,8 +4,10 @@ Rank: exact name match, then name prefix, then a whole-word match, then any othe
 match; ties by name, case-insensitively. Words are separated by spaces and the punctuation in
 WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match literally.
 
-Candidates come from an index (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL); the
-LIKE test and the rank above still decide, so the results are those of a full scan.
+Every searchable name is one row of the search entries (models.search), folded to lower case
+once; a search is one statement over that table. Candidates come from an index over the folded
+names (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL); the LIKE test and the rank above
+still decide, so the results are those of a full scan.
 
 Typo tolerance: when nothing contains the query, names whose pg_trgm trigram similarity to it
 is at least SIMILARITY_THRESHOLD are returned instead, most similar first (then by name). Only
@@ -13,7 +15,6 @@ queries made of letters, digits, spaces and word separators get this fallback: a
 symbol (``%``, ``_``, ``\\``, ``=``, ``*``, ``$`` ...) marks a query as literal text.
 """
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
@@ -27,28 +28,17 @@ from sqlalchemy import (
     bindparam,
     case,
     func,
-    literal,
+    or_,
     select,
-    union_all,
 )
 from sqlalchemy.orm import Session
 
-from models import Deal, Dispensary, Doctor, Strain
+from models import SearchEntry
 from models.dialect import LIKE_ESCAPE, SearchSql, escape_like, search_sql
+from models.search import WORD_SEPARATORS, spaced_words
 
 from .filters import SearchQuery, SearchType
-from .paging import Page, PageRequest
-
-# Characters that end a word as a space does ("concentrate," and "pre-roll" hold whole words).
-WORD_SEPARATORS = ",.;:!?'\"()[]/&+-"
-
-
-def words_text(text: str) -> str:
-    """``text`` in lower case with every word separator turned into a space."""
-    folded = text.lower()
-    for separator in WORD_SEPARATORS:
-        folded = folded.replace(separator, " ")
-    return folded
+from .paging import Page, PageRequest, rows
 
 
 def allows_fuzzy(text: str) -> bool:
@@ -79,6 +69,7 @@ class SearchHit:
 _NEEDLE = bindparam("needle", type_=String)
 _PREFIX = bindparam("prefix", type_=String)
 _CONTAINS = bindparam("contains", type_=String)
+_WHOLE_WORD = bindparam("whole_word", type_=String)
 _TODAY = bindparam("today", type_=Date)
 _STATE = bindparam("state", type_=String)
 _LIMIT = bindparam("limit", type_=Integer)
@@ -96,103 +87,68 @@ class _Shape:
     fuzzy: bool  # the similarity fallback rather than the substring search
 
 
-# Builds one kind's SELECT of (kind, key, name, folded[, score]) from (kind, row id, key, name).
-Branch = Callable[[str, Any, Any, Any], Select[Any]]
-
-
-def _row(kind: str, key: Any, name: Any) -> tuple[Any, ...]:
-    folded = func.lower(name)
-    return literal(kind, String).label("kind"), key.label("key"), name.label("name"), folded
-
-
-def _substring_branch(sql: SearchSql, indexed: bool) -> Branch:
-    def branch(kind: str, row_id: Any, key: Any, name: Any) -> Select[Any]:
-        *columns, folded = _row(kind, key, name)
-        stmt = select(*columns, folded.label("folded")).where(
-            folded.like(_CONTAINS, escape=LIKE_ESCAPE)
-        )
-        return stmt.where(*sql.contains(kind, row_id)) if indexed else stmt
-
-    return branch
-
-
-def _similar_branch(sql: SearchSql) -> Branch:
-    similar = sql.similar()
-
-    def branch(kind: str, row_id: Any, key: Any, name: Any) -> Select[Any]:
-        *columns, folded = _row(kind, key, name)
-        match = similar(kind, row_id, name)
-        return select(*columns, folded.label("folded"), match.score.label("score")).where(
-            *match.where
-        )
-
-    return branch
-
-
-def _branches(shape: _Shape, branch: Branch) -> list[Select[Any]]:
-    wanted = shape.type
-    branches = []
-    if wanted in (None, "strains"):
-        branches.append(branch("strain", Strain.id, Strain.slug, Strain.name))
-    if wanted in (None, "dispensaries"):
-        dispensaries = branch("dispensary", Dispensary.id, Dispensary.public_id, Dispensary.name)
-        if shape.scoped:
-            dispensaries = dispensaries.where(Dispensary.state == _STATE)
-        branches.append(dispensaries)
-    if wanted in (None, "doctors"):
-        doctors = branch("doctor", Doctor.id, Doctor.public_id, Doctor.name)
-        branches.append(doctors.where(Doctor.state == _STATE) if shape.scoped else doctors)
-    if wanted in (None, "deals"):
-        deals = branch("deal", Deal.id, Deal.public_id, Deal.title).where(Deal.expires >= _TODAY)
-        if shape.scoped:
-            deals = deals.join(Dispensary, Deal.dispensary_id == Dispensary.id).where(
-                Dispensary.state == _STATE
-            )
-        branches.append(deals)
-    return branches
+_ENTRY = SearchEntry
+_KIND = bindparam("kind", type_=String)
+# The ``type`` parameter (plural) -> the entries' kind.
+KINDS = {"strains": "strain", "dispensaries": "dispensary", "doctors": "doctor", "deals": "deal"}
 
 
 @lru_cache(maxsize=256)
 def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     """(one ordered page with the total alongside, the total alone) for ``shape``."""
-    branch = (
-        _similar_branch(shape.sql) if shape.fuzzy else _substring_branch(shape.sql, shape.indexed)
-    )
-    # OFFSET 0 keeps the union a subquery: each row's lower(name) is computed once, not once
-    # per use (PostgreSQL would otherwise inline it into every test of the ranking).
-    hits = union_all(*_branches(shape, branch)).offset(0).subquery()
+    sql, folded = shape.sql, _ENTRY.folded
+    where: list[Any] = [or_(_ENTRY.expires.is_(None), _ENTRY.expires >= _TODAY)]
+    if shape.type is not None:
+        where.append(_ENTRY.kind == _KIND)
+    if shape.scoped:  # strains are sold anywhere: a state scopes the other kinds
+        where.append(or_(_ENTRY.state == _STATE, _ENTRY.kind == "strain"))
     if shape.fuzzy:
-        first = hits.c.score.desc()  # most similar first
+        match = sql.similar(_ENTRY.id, folded)
+        where.extend(match.where)
+        first: Any = match.score.desc()  # most similar first
     else:
-        folded = hits.c.folded
+        where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
+        if shape.indexed:
+            where.extend(sql.contains(_ENTRY.id))
         first = case(
             (folded == _NEEDLE, 0),
             (folded.like(_PREFIX, escape=LIKE_ESCAPE), 1),
-            (shape.sql.whole_word(folded), 2),
+            (_ENTRY.words.like(_WHOLE_WORD, escape=LIKE_ESCAPE), 2),
             else_=3,
         )
+    columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name]
+    if _windowed(shape):
+        columns.append(func.count().over())
     page = (
-        select(hits.c.kind, hits.c.key, hits.c.name, func.count().over())
-        .order_by(first, hits.c.folded, hits.c.name, hits.c.kind, hits.c.key)
+        select(*columns)
+        .where(*where)
+        .order_by(first, folded, _ENTRY.name, _ENTRY.kind, _ENTRY.key)
         .limit(_LIMIT)
         .offset(_OFFSET)
     )
-    return page, select(func.count()).select_from(hits)
+    return page, select(func.count()).select_from(_ENTRY).where(*where)
+
+
+def _windowed(shape: _Shape) -> bool:
+    """Whether the page carries the total (a window count over the matches). An index keeps
+    the matches few, so counting them alongside saves a second pass; a scan may match most
+    names, and a window would keep all of them for the sort where the page alone keeps only
+    its rows: it is counted by a second statement instead."""
+    return shape.indexed or shape.fuzzy
 
 
 def _page(
     session: Session, shape: _Shape, params: dict[str, Any], page: PageRequest
 ) -> Page[SearchHit]:
     stmt, counting = _statements(shape)
-    # The window count rides along with the page, so the matching runs once, not twice.
-    rows = session.execute(stmt, {**params, "limit": page.limit, "offset": page.offset}).all()
-    items = [SearchHit(type=kind, key=key, name=name) for kind, key, name, _total in rows]
-    if rows:
-        total = rows[0][3]
-    elif page.offset == 0:
-        total = 0
+    found = rows(session, stmt, {**params, "limit": page.limit, "offset": page.offset})
+    items = [SearchHit(type=row[0], key=row[1], name=row[2]) for row in found]
+    if found and _windowed(shape):
+        total = found[0][3]
+    elif len(found) < page.limit and (found or page.offset == 0):
+        total = page.offset + len(found)
     else:
-        total = session.scalar(counting, params) or 0
+        total = rows(session, counting, params)[0][0]
     return Page(items=items, total=total, limit=page.limit, offset=page.offset)
 
 
@@ -205,7 +161,7 @@ def search(
     """
     sql = search_sql(session)
     needle = query.q.lower()
-    scope = {"today": today, "state": query.state}
+    scope = {"today": today, "state": query.state, "kind": KINDS.get(query.type or "")}
     scoped = query.state is not None
     shape = _Shape(sql, query.type, scoped, sql.indexes(needle), fuzzy=False)
     params = {
@@ -213,11 +169,13 @@ def search(
         "needle": needle,
         "prefix": escape_like(needle) + "%",
         "contains": "%" + escape_like(needle) + "%",
-        **sql.substring_params(needle, words_text(query.q).strip(), WORD_SEPARATORS),
+        # The query's words, spaced as typed, as whole words of the name.
+        "whole_word": "%" + escape_like(spaced_words(query.q)) + "%",
+        **sql.substring_params(needle),
     }
-    with sql.planned(session, indexed=shape.indexed):
-        found = _page(session, shape, params, page)
-        if found.total or not allows_fuzzy(query.q):
-            return found
-        similar = _Shape(sql, query.type, scoped, indexed=True, fuzzy=True)
+    found = _page(session, shape, params, page)
+    if found.total or not allows_fuzzy(query.q):
+        return found
+    similar = _Shape(sql, query.type, scoped, indexed=True, fuzzy=True)
+    with sql.planned(session):
         return _page(session, similar, {**scope, **sql.similar_params(query.q)}, page)

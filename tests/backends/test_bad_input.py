@@ -18,6 +18,7 @@ from sqlalchemy import select
 from werkzeug.test import TestResponse
 
 from models import Deal, Dispensary, Doctor, Strain
+from service.filters import SEARCH_MIN_LENGTH
 
 Body = dict[str, Any]
 Check = Callable[[Body, Any], None]
@@ -291,7 +292,7 @@ def _string_param_cases() -> list[Case]:
                 needle = PAYLOADS.get(payload_label, "\ufffd\ufffd")
                 case = (
                     Case(case_id, 400, target, param="q")
-                    if is_nul
+                    if is_nul or len(needle.strip()) < SEARCH_MIN_LENGTH
                     else Case(case_id, 200, target + "&limit=100", check=literal_matches(needle))
                 )
             else:
@@ -310,11 +311,13 @@ def _search_length_cases() -> list[Case]:
         Case("q empty", 400, url(search, q=""), param="q"),
         Case("q only spaces", 400, url(search, q="   "), param="q"),
         Case("q missing", 400, search, param="q"),
+        Case("q of 1 character", 400, url(search, q="k"), param="q"),
+        Case("q of 1 character after trimming", 400, url(search, q="  k  "), param="q"),
         Case(
-            'q="%" matches only names with a literal percent sign',
+            'q="0%" matches only names with a literal "0%"',
             200,
-            url(search, q="%", limit="100"),
-            check=literal_matches("%", at_least=1),
+            url(search, q="0%", limit="100"),
+            check=literal_matches("0%", at_least=1),
         ),
         Case(
             "q=surrogate bytes as UTF-8 (%ed%a0%80)",
@@ -371,7 +374,9 @@ def _graphql_cases() -> list[Case]:
             Case(f"gql law(state: {label})", 200, body=gql(LAW, body),
                  check=gql_data("law", None)),
             Case(f"gql search(q: {label})", 200, body=gql(SEARCH, body),
-                 check=gql_error("search", 400, "q") if is_nul else gql_search_total(value)),
+                 check=gql_error("search", 400, "q")
+                 if is_nul or len(value.strip()) < SEARCH_MIN_LENGTH
+                 else gql_search_total(value)),
             Case(f"gql dispensaries(city: {label})", 200, body=gql(CITY, body),
                  check=gql_error("dispensaries", 400, "city") if is_nul
                  else gql_data("dispensaries", {"total": 0})),

@@ -112,7 +112,7 @@ def test_same_filters_give_the_same_ids_order_and_meta(
     [
         {"q": "blue"},
         {"q": "kush", "type": "strains"},
-        {"q": "a", "state": "CA", "limit": "100"},
+        {"q": "an", "state": "CA", "limit": "100"},
         {"q": "off", "type": "deals", "offset": "3"},
     ],
 )

@@ -935,9 +935,9 @@ def test_search_returns_every_match_in_rank_order_across_kinds(
 @pytest.mark.parametrize(
     ("search_type", "kind", "q"),
     [
-        ("STRAINS", "strain", "a"),
-        ("DISPENSARIES", "dispensary", "a"),
-        ("DOCTORS", "doctor", "a"),
+        ("STRAINS", "strain", "an"),
+        ("DISPENSARIES", "dispensary", "an"),
+        ("DOCTORS", "doctor", "an"),
         ("DEALS", "deal", "off"),
     ],
 )
@@ -952,8 +952,8 @@ def test_search_type_argument_restricts_results_to_one_kind(
 def test_search_state_scopes_dispensaries_doctors_and_deals_but_not_strains(
     gql, session: Session, reference_day: date
 ) -> None:
-    items = _all(gql, "search", SEARCH_ITEM, 'q: "a", state: "ca"')
-    expected = _search_oracle(session, reference_day, "a", set(TYPENAMES), state="CA")
+    items = _all(gql, "search", SEARCH_ITEM, 'q: "an", state: "ca"')
+    expected = _search_oracle(session, reference_day, "an", set(TYPENAMES), state="CA")
     assert _keys(items) == expected
     assert {i["__typename"] for i in items} == {"Strain", "Dispensary", "Doctor", "Deal"}
 
@@ -1025,9 +1025,9 @@ def test_search_items_resolve_their_own_fields_and_relations(
 def test_search_page_reports_total_limit_and_offset(
     gql, session: Session, reference_day: date
 ) -> None:
-    expected = _search_oracle(session, reference_day, "a", set(TYPENAMES))
+    expected = _search_oracle(session, reference_day, "an", set(TYPENAMES))
     page = gql.data(
-        '{ search(q: "a", limit: 5, offset: 7) { total limit offset items { '
+        '{ search(q: "an", limit: 5, offset: 7) { total limit offset items { '
         + SEARCH_ITEM
         + " } } }"
     )

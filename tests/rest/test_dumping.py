@@ -75,7 +75,7 @@ def _bodies(session: Session, today: date) -> dict[str, tuple[type[CompiledSchem
         "law": (detail_envelope(LawSchema, "D3"), ok(laws.get_law(session, "CO"))),
         "search": (
             page_envelope(SearchHitSchema, "P6"),
-            ok_page(search.search(session, SearchQuery.create(q="a"), PAGE, today=today)),
+            ok_page(search.search(session, SearchQuery.create(q="an"), PAGE, today=today)),
         ),
         "usage": (
             detail_envelope(UsageSchema, "D4"),

@@ -51,7 +51,7 @@ def _doctor_keys(session: Session, today: date) -> set[str]:
 
 
 def _search_keys(session: Session, today: date) -> set[str]:
-    """Everything whose name (deal title) contains an "a", any case; active deals only."""
+    """Everything whose name (deal title) contains "an", any case; active deals only."""
     names = [
         *(("strain", key, name) for key, name in session.execute(select(Strain.slug, Strain.name))),
         *(
@@ -69,7 +69,7 @@ def _search_keys(session: Session, today: date) -> set[str]:
             )
         ),
     ]
-    return {f"{kind}:{key}" for kind, key, name in names if "a" in name.lower()}
+    return {f"{kind}:{key}" for kind, key, name in names if "an" in name.lower()}
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ ENDPOINTS = [
     ),
     pytest.param(Endpoint("/api/v1/deals", 100, _deal_keys), id="deals"),
     pytest.param(Endpoint("/api/v1/doctors", 50, _doctor_keys), id="doctors"),
-    pytest.param(Endpoint("/api/v1/search", 100, _search_keys, {"q": "a"}), id="search"),
+    pytest.param(Endpoint("/api/v1/search", 100, _search_keys, {"q": "an"}), id="search"),
 ]
 
 NOT_INTEGERS = [

@@ -59,7 +59,7 @@ def test_free_quota_is_one_bucket_shared_across_endpoints(app, client: FlaskClie
         "/api/v1/strains?limit=1",
         "/api/v1/doctors?limit=1",
         "/api/v1/deals?limit=1",
-        "/api/v1/search?q=a&limit=1",
+        "/api/v1/search?q=an&limit=1",
     ]
     statuses = [
         client.get(paths[i % len(paths)], headers={"X-API-Key": key}).status_code

@@ -1,0 +1,50 @@
+"""The search entries: every searchable name in one narrow table.
+
+Search reads only this table. It holds one row per strain, dispensary, doctor and deal, with
+the name folded to lower case once (Python's Unicode-aware lower, the folding search applies to
+queries too), the state that scopes it and, for deals, the day they expire. The rows are derived
+data (``words`` too: the name's words between single spaces, for the whole-word rank): every
+load rebuilds them from the source tables (models.dialect.rebuild_search_index),
+together with the dialect's index over them.
+"""
+
+from datetime import date
+
+from sqlalchemy import Date, Integer, String
+from sqlalchemy.orm import Mapped, mapped_column
+
+from .base import Base
+
+SEARCH_KINDS = ("strain", "dispensary", "doctor", "deal")
+# Characters that end a word as a space does ("concentrate," and "pre-roll" hold whole words).
+WORD_SEPARATORS = ",.;:!?'\"()[]/&+-"
+
+
+def words_text(text: str) -> str:
+    """``text`` in lower case with every word separator turned into a space."""
+    folded = text.lower()
+    for separator in WORD_SEPARATORS:
+        folded = folded.replace(separator, " ")
+    return folded
+
+
+def spaced_words(text: str) -> str:
+    """:func:`words_text` without spaces at its ends, between two spaces: the words ``w`` (one
+    or several) are whole words of ``text`` exactly where " w " occurs in this."""
+    return f" {words_text(text).strip()} "
+
+
+class SearchEntry(Base):
+    __tablename__ = "search_entries"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    kind: Mapped[str] = mapped_column(String(10))  # strain, dispensary, doctor or deal
+    key: Mapped[str] = mapped_column(String(120))  # the slug of a strain, else the public id
+    name: Mapped[str] = mapped_column(String(200))
+    folded: Mapped[str] = mapped_column(String(200))  # name.lower()
+    words: Mapped[str] = mapped_column(String(202))  # spaced_words(name)
+    state: Mapped[str | None] = mapped_column(String(2))  # None for strains (sold anywhere)
+    expires: Mapped[date | None] = mapped_column(Date)  # deals only
+
+    def __repr__(self) -> str:
+        return f"SearchEntry(kind={self.kind!r}, key={self.key!r}, name={self.name!r})"
