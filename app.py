@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask, g, request
 
 from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
-from models.db import make_engine, make_session_factory
+from models.db import make_engine, make_session_factory, request_engine
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
 from rest.caching import Expiring, KeyCache, PageCache
@@ -155,7 +155,7 @@ def _init_database(app: Flask) -> None:
         statement_timeout_ms=app.config["DB_STATEMENT_TIMEOUT_MS"],
     )
     app.extensions[ENGINE_EXTENSION] = engine
-    app.extensions[SESSIONS_EXTENSION] = make_session_factory(engine)
+    app.extensions[SESSIONS_EXTENSION] = make_session_factory(request_engine(engine))
 
     @app.teardown_appcontext
     def close_session(_exc: BaseException | None) -> None:

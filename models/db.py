@@ -4,6 +4,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
+from .dialect import SIMILARITY_THRESHOLD
+
 
 def make_engine(
     url: str,
@@ -27,7 +29,10 @@ def make_engine(
         return engine
     connect_args = {
         "connect_timeout": connect_timeout_s,
-        "options": f"-c statement_timeout={statement_timeout_ms}",
+        # The similarity threshold of pg_trgm's % operator is pinned to the documented one for
+        # every session (a placeholder setting until the extension loads, then its value).
+        "options": f"-c statement_timeout={statement_timeout_ms} "
+        f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)}",
     }
     return create_engine(
         url,
@@ -53,3 +58,13 @@ def _sqlite_pragmas(*, wal: bool):
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     """Sessions for read-mostly request work; objects stay usable after commit."""
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
+
+
+def request_engine(engine: Engine) -> Engine:
+    """The engine request sessions use (same pool). On PostgreSQL every statement runs in a
+    transaction of its own (autocommit): it reads the latest committed data, as it would in the
+    default READ COMMITTED transaction, without a BEGIN and a ROLLBACK round trip per request.
+    Loads keep their single transaction: they use ``engine`` itself."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(isolation_level="AUTOCOMMIT")
+    return engine

@@ -16,8 +16,6 @@ tolerant, how both are rebuilt after each load and how they are queried.
 
 import math
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -366,11 +364,6 @@ class SearchSql:
         PostgreSQL, whose index serves the LIKE itself."""
         return ()
 
-    @contextmanager
-    def planned(self, session: Session) -> Iterator[None]:
-        """Run the fuzzy statements inside with the settings they need (none here)."""
-        yield
-
     def substring_params(self, needle: str) -> dict[str, Any]:
         """Values for :meth:`contains`; ``needle`` is the lower-case query."""
         return {}
@@ -385,7 +378,8 @@ class SearchSql:
 
 
 class _PostgresSearch(SearchSql):
-    """A GIN trigram index on the folded names serves LIKE directly and the ``%`` operator."""
+    """A GIN trigram index on the folded names serves LIKE directly and the ``%`` operator
+    (whose threshold every connection pins to SIMILARITY_THRESHOLD, see models.db)."""
 
     def similar(self, entry_id: ColumnElement[int], folded: ColumnElement[str]) -> Similarity:
         return Similarity(
@@ -394,21 +388,6 @@ class _PostgresSearch(SearchSql):
 
     def similar_params(self, text: str) -> dict[str, Any]:
         return {"similar_to": text.lower()}
-
-    @contextmanager
-    def planned(self, session: Session) -> Iterator[None]:
-        """Pins ``%`` to the documented threshold for the statements inside (transaction-local;
-        after an error the rollback puts it back)."""
-        threshold = str(float(SIMILARITY_THRESHOLD))
-        before = select(func.current_setting("pg_trgm.similarity_threshold").label("t"))
-        previous = session.scalar(
-            select(
-                before.offset(0).subquery().c.t,
-                func.set_config("pg_trgm.similarity_threshold", threshold, True),
-            )
-        )
-        yield
-        session.execute(select(func.set_config("pg_trgm.similarity_threshold", previous, True)))
 
 
 class _SqliteSearch(SearchSql):

@@ -177,5 +177,4 @@ def search(
     if found.total or not allows_fuzzy(query.q):
         return found
     similar = _Shape(sql, query.type, scoped, indexed=True, fuzzy=True)
-    with sql.planned(session):
-        return _page(session, similar, {**scope, **sql.similar_params(query.q)}, page)
+    return _page(session, similar, {**scope, **sql.similar_params(query.q)}, page)
