@@ -15,11 +15,11 @@ from strawberry import Info
 from models import Deal as DealModel
 from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
-from models import Law as LawModel
 from models import Review as ReviewModel
 from service import deals, dispensaries, laws, strains
 from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
 from service.geo import normalise_state
+from service.laws import LawRecord
 from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
 from service.paging import Page as ServicePage
 from service.strains import StrainRow
@@ -63,7 +63,7 @@ class Law:
     updated: str
 
     @classmethod
-    def from_model(cls, law: LawModel) -> "Law":
+    def from_model(cls, law: LawRecord) -> "Law":
         return cls(
             state=law.state,
             state_code=law.state_code,

@@ -13,7 +13,7 @@ from .schemas import DealSchema, page_envelope
 
 
 @bp.get("/deals")
-@bp.arguments(DealArgs, location="query", as_kwargs=False)
+@bp.arguments(DealArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)

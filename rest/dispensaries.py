@@ -11,7 +11,7 @@ from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelop
 
 
 @bp.get("/dispensaries")
-@bp.arguments(DispensaryArgs, location="query", as_kwargs=False)
+@bp.arguments(DispensaryArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)

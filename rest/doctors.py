@@ -11,7 +11,7 @@ from .schemas import DoctorSchema, page_envelope
 
 
 @bp.get("/doctors")
-@bp.arguments(DoctorArgs, location="query", as_kwargs=False)
+@bp.arguments(DoctorArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)

@@ -13,7 +13,7 @@ from .schemas import SearchHitSchema, page_envelope
 
 
 @bp.get("/search")
-@bp.arguments(SearchArgs, location="query", as_kwargs=False)
+@bp.arguments(SearchArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(SearchHitSchema, "SearchPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)

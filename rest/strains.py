@@ -11,7 +11,7 @@ from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page
 
 
 @bp.get("/strains")
-@bp.arguments(StrainArgs, location="query", as_kwargs=False)
+@bp.arguments(StrainArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)

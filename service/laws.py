@@ -1,35 +1,69 @@
-"""Law records: one per jurisdiction."""
+"""Law records: one per jurisdiction.
+
+Records come back as rows of the columns the API shows (the provenance columns, notes,
+confidence and sources, stay in the database), from statements built once.
+"""
 
 from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Row, Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from models import Law
 
 from .errors import NotFound
 from .geo import is_jurisdiction
+from .paging import rows
+
+# A law record as the service returns it: a row with the attributes of SHOWN.
+LawRecord = Row[Any]
+
+SHOWN = (
+    Law.state,
+    Law.state_code,
+    Law.recreational,
+    Law.medical,
+    Law.possession_limit_oz,
+    Law.home_grow,
+    Law.home_grow_plants,
+    Law.delivery_legal,
+    Law.updated,
+)
 
 
-def get_law(session: Session, state: str) -> Law:
+@lru_cache(maxsize=1)
+def _by_codes() -> Select[Any]:
+    return select(*SHOWN).where(Law.state_code.in_(bindparam("codes", expanding=True)))
+
+
+@lru_cache(maxsize=1)
+def _by_code() -> Select[Any]:
+    return select(*SHOWN).where(Law.state_code == bindparam("code"))
+
+
+@lru_cache(maxsize=1)
+def _all() -> Select[Any]:
+    return select(*SHOWN).order_by(Law.state_code)
+
+
+def get_law(session: Session, state: str) -> LawRecord:
     """Return the law record for a two-letter code (any case); raise NotFound otherwise."""
-    law = session.get(Law, state.upper()) if is_jurisdiction(state) else None
-    if law is None:
+    found = rows(session, _by_code(), {"code": state.upper()}) if is_jurisdiction(state) else []
+    if not found:
         raise NotFound(f"no law record for state {state!r}; use a two-letter code such as CA")
-    return law
+    return found[0]
 
 
-def list_laws(session: Session) -> list[Law]:
+def list_laws(session: Session) -> list[LawRecord]:
     """Return every law record ordered by state code."""
-    return list(session.scalars(select(Law).order_by(Law.state_code)))
+    return list(rows(session, _all(), {}))
 
 
-def laws_by_codes(session: Session, codes: Iterable[str]) -> dict[str, Law]:
+def laws_by_codes(session: Session, codes: Iterable[str]) -> dict[str, LawRecord]:
     """Return the law records for the given state codes, keyed by code."""
-    wanted = set(codes)
+    wanted = list(set(codes))
     if not wanted:
         return {}
-    return {
-        law.state_code: law
-        for law in session.scalars(select(Law).where(Law.state_code.in_(wanted)))
-    }
+    return {law.state_code: law for law in rows(session, _by_codes(), {"codes": wanted})}
