@@ -162,23 +162,28 @@ GRAPHQL_CASE = "GraphQL nested page (20)"
 QUOTA_CASE = "strains list (filters)"  # measured with both quota storages for the Redis cost
 
 
-def _storages() -> dict[str, str]:
+def _storages() -> dict[str, dict[str, str]]:
+    """Quota storages by label: memory, Redis (busy keys lease), Redis counting every request."""
     redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
-    return {"memory": "memory://", "redis": redis}
+    return {
+        "memory": {"RATELIMIT_STORAGE_URI": "memory://"},
+        "redis": {"RATELIMIT_STORAGE_URI": redis},
+        "redis-1": {"RATELIMIT_STORAGE_URI": redis, "QUOTA_LEASE_SHARE": "0"},
+    }
 
 
 def _measure_backend(
     backend: str, workdir: Path, load: dict, modes: list[str], cases: list[tuple]
 ) -> list[tuple]:
-    """Every case in each mode, plus the quota case on the other limiter storage."""
+    """Every case in each mode, plus the quota case on the other limiter storages."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
-        storage, other = "memory", "redis"
+        storage = "memory"
     else:
         server, name = _postgres_database()
         url = make_url(server).set(database=name).render_as_string(hide_password=False)
-        storage, other = "redis", "memory"
+        storage = "redis"
         cleanup = (server, name)
     rows = []
     try:
@@ -186,9 +191,10 @@ def _measure_backend(
         storages = _storages()
         runs = [(mode, storage, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
-            runs.append(("warm", other, [c for c in cases if c[0] == QUOTA_CASE]))
+            quota_case = [c for c in cases if c[0] == QUOTA_CASE]
+            runs += [("warm", store, quota_case) for store in storages if store != storage]
         for mode, store, cases in runs:
-            env = {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": storages[store], **MODES[mode]}
+            env = {"DATABASE_URL": url, **storages[store], **MODES[mode]}
             app = Gunicorn(env)
             try:
                 app.wait_ready("/health")
@@ -231,11 +237,12 @@ def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str
                 "list (target >= 50%)"
             )
         memory = _rps(rows, QUOTA_CASE, backend, "warm", "memory")
-        redis = _rps(rows, QUOTA_CASE, backend, "warm", "redis")
-        lines.append(
-            f"{backend:<9}Redis quota storage costs {1 - redis / memory:.0%} of memory:// "
-            "throughput on the warm strains list (target <= 15%)"
-        )
+        for store, how in (("redis", "leasing"), ("redis-1", "one round trip per request")):
+            redis = _rps(rows, QUOTA_CASE, backend, "warm", store)
+            lines.append(
+                f"{backend:<9}Redis quotas ({how}) cost {1 - redis / memory:.0%} of memory:// "
+                "throughput on the warm strains list (target <= 15%)"
+            )
     return lines
 
 

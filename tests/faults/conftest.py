@@ -164,3 +164,23 @@ def redis_server() -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def redis_commands(monkeypatch: pytest.MonkeyPatch):
+    """``redis_commands(app)``: from now on, the name of every command the app's quota storage
+    sends to Redis is appended to the list returned (put back after the test)."""
+
+    def record(app) -> list[str]:
+        connection = app.extensions["cds.limiter"].storage.get_connection()
+        sent: list[str] = []
+        original = connection.execute_command
+
+        def counted(*args, **kwargs):
+            sent.append(str(args[0]))
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(connection, "execute_command", counted)
+        return sent
+
+    return record

@@ -23,28 +23,16 @@ class Clock:
         return self.now
 
 
-def _counting(app: Flask) -> list[str]:
-    """Record the commands the app's quota storage sends to Redis from now on."""
-    connection = app.extensions[LIMITER_EXTENSION].storage.get_connection()
-    sent: list[str] = []
-    original = connection.execute_command
-
-    def counted(*args, **kwargs):
-        sent.append(str(args[0]))
-        return original(*args, **kwargs)
-
-    connection.execute_command = counted
-    return sent
-
-
 def _redis_app(make_app: Callable[..., Flask], redis_server) -> Flask:
     return make_app(RATELIMIT_STORAGE_URI=redis_server.url)
 
 
-def test_two_workers_leasing_one_key_admit_exactly_its_limit(make_app, redis_server) -> None:
+def test_two_workers_leasing_one_key_admit_exactly_its_limit(
+    make_app, redis_server, redis_commands
+) -> None:
     apps = [_redis_app(make_app, redis_server) for _ in range(2)]
     workers = [Quota(app.extensions[LIMITER_EXTENSION], clock=Clock()) for app in apps]
-    sent = [_counting(app) for app in apps]
+    sent = [redis_commands(app) for app in apps]
     admitted = [0, 0]
     for n in range(6_000):
         worker = n % 2
@@ -71,31 +59,37 @@ def test_the_reported_remaining_is_within_one_lease_of_what_redis_holds(
     assert usage_of(limiter, BIG)["remaining"] >= 5_000 - 200 - 5
 
 
-def test_free_and_pro_keys_never_lease_and_report_exact_counts(make_app, redis_server) -> None:
+def test_free_and_pro_keys_never_lease_and_report_exact_counts(
+    make_app, redis_server, redis_commands
+) -> None:
     app = _redis_app(make_app, redis_server)
     quota = Quota(app.extensions[LIMITER_EXTENSION], clock=Clock())
     quota.charge(KeyIdentity(id=1, tier="pro", hourly_limit=None))  # loads the script
-    sent = _counting(app)
+    sent = redis_commands(app)
     states = [quota.charge(KeyIdentity(id=1, tier="pro", hourly_limit=None)) for _ in range(5)]
     assert [s.remaining for s in states] == [998, 997, 996, 995, 994]
     assert sent == ["EVALSHA"] * 5
 
 
-def test_with_leases_turned_off_every_charge_is_counted_in_redis(make_app, redis_server) -> None:
+def test_with_leases_turned_off_every_charge_is_counted_in_redis(
+    make_app, redis_server, redis_commands
+) -> None:
     app = _redis_app(make_app, redis_server)
     quota = Quota(app.extensions[LIMITER_EXTENSION], lease_share=0, clock=Clock())
     quota.charge(BIG)  # loads the script
-    sent = _counting(app)
+    sent = redis_commands(app)
     states = [quota.charge(BIG) for _ in range(50)]
     assert [s.remaining for s in states] == list(range(4_998, 4_948, -1))
     assert sent == ["EVALSHA"] * 50
 
 
-def test_a_lease_is_dropped_once_it_is_older_than_its_maximum_age(make_app, redis_server) -> None:
+def test_a_lease_is_dropped_once_it_is_older_than_its_maximum_age(
+    make_app, redis_server, redis_commands
+) -> None:
     app = _redis_app(make_app, redis_server)
     clock = Clock()
     quota = Quota(app.extensions[LIMITER_EXTENSION], clock=clock)
-    sent = _counting(app)
+    sent = redis_commands(app)
     for _ in range(20):  # busy: soon a charge is served from a lease, without Redis
         calls = len(sent)
         quota.charge(BIG)

@@ -45,25 +45,16 @@ def test_quota_counts_live_in_redis(redis_app, redis_server) -> None:
     assert len(_quota_keys(redis_server)) == 1
 
 
-def test_replayed_reads_are_charged_in_redis_in_one_round_trip(redis_app, redis_server) -> None:
+def test_replayed_reads_are_charged_in_redis_in_one_round_trip(
+    redis_app, redis_server, redis_commands
+) -> None:
     app, key = redis_app
     client = app.test_client()
     headers = {"X-API-Key": key}
     client.get("/api/v1/laws/UT", headers=headers)  # the Flask path stores the response
     client.get("/api/v1/laws/UT", headers=headers)  # the first replay loads the script
-    connection = app.extensions["cds.limiter"].storage.get_connection()
-    sent: list[str] = []
-    single = connection.execute_command
-
-    def counting_command(*args, **kwargs):
-        sent.append(str(args[0]))
-        return single(*args, **kwargs)
-
-    connection.execute_command = counting_command
-    try:
-        replayed = [client.get("/api/v1/laws/UT", headers=headers) for _ in range(3)]
-    finally:
-        connection.execute_command = single
+    sent = redis_commands(app)
+    replayed = [client.get("/api/v1/laws/UT", headers=headers) for _ in range(3)]
     assert [r.headers["X-RateLimit-Remaining"] for r in replayed] == ["97", "96", "95"]
     assert sent == ["EVALSHA"] * 3  # the hit reports its window: nothing else is sent
     # Redis holds the count the limiter's own reading reports.
