@@ -358,6 +358,12 @@ class SearchSql:
         scans the entries."""
         return len(needle) >= FTS_MIN_CHARS
 
+    def scanned(self, folded: ColumnElement[str], needle: Any) -> ColumnElement[bool]:
+        """``folded`` contains ``needle``, tested row by row: for needles no trigram index
+        serves. Not a LIKE, which PostgreSQL could plan (generic plans of prepared statements)
+        as a walk of the whole trigram index."""
+        return func.strpos(folded, needle) > 0
+
     def contains(self, entry_id: ColumnElement[int]) -> tuple[ColumnElement[bool], ...]:
         """Extra WHERE terms that find the candidates for ``folded LIKE '%needle%'`` through
         the index, for needles :meth:`indexes` accepts (the LIKE still decides). None on
@@ -392,6 +398,9 @@ class _PostgresSearch(SearchSql):
 
 class _SqliteSearch(SearchSql):
     """FTS5: trigram MATCH for substrings, shared-trigram counts for similarity."""
+
+    def scanned(self, folded: ColumnElement[str], needle: Any) -> ColumnElement[bool]:
+        return func.instr(folded, needle) > 0
 
     def contains(self, entry_id: ColumnElement[int]) -> tuple[ColumnElement[bool], ...]:
         candidates = select(_names.c.rowid).where(_names.c.name.op("MATCH")(_PHRASE))

@@ -107,9 +107,11 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
         where.extend(match.where)
         first: Any = match.score.desc()  # most similar first
     else:
-        where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
         if shape.indexed:
+            where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
             where.extend(sql.contains(_ENTRY.id))
+        else:
+            where.append(sql.scanned(folded, _NEEDLE))
         first = case(
             (folded == _NEEDLE, 0),
             (folded.like(_PREFIX, escape=LIKE_ESCAPE), 1),
