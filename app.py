@@ -31,7 +31,7 @@ from rest.limits import (
     quota_snapshot,
 )
 from rest.observability import init_observability
-from rest.quota import Quota
+from rest.quota import Quota, init_quota
 from rest.replay import ReplayLane, StoredResponse, init_replay, mark_replayable
 from rest.request_id import init_request_id
 from rest.serving import make_serve_command
@@ -96,6 +96,10 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         quota_headers=lambda: quota_headers(limiter),
         version=version.get,
     )
+    # The usual case, an admitted request, is charged in one storage call (or a lease); the
+    # limiter's hook handles the rest: refusals (429), its in-memory fallback and recovery.
+    quota = Quota(limiter, lease_share=app.config["QUOTA_LEASE_SHARE"])
+    init_quota(app, quota)
     init_limits(app, limiter)
     app.extensions[LIMITER_EXTENSION] = limiter
     init_rest(app)
@@ -115,7 +119,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         cache=replays,
         version=version,
         key_cache=key_cache,
-        quota=Quota(limiter, lease_share=app.config["QUOTA_LEASE_SHARE"]),
+        quota=quota,
         recorder=recorder,
         max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
     )

@@ -21,6 +21,7 @@ FAILED_AUTH_LIMIT = "60 per hour"
 QUOTA_STRATEGY = "sliding-window-counter"
 QUOTA_SCOPE = "quota"  # the one bucket per key that REST and GraphQL share
 LIMITER_EXTENSION = "cds.limiter"
+CHARGED = "quota_charged"  # g attribute: the quota state after rest.quota charged the request
 # Answered for a valid key without spending quota (GET /api/v1/usage reports the quota).
 UNMETERED_ENDPOINTS = frozenset({"api_v1.get_usage"})
 
@@ -57,9 +58,15 @@ def _identify_request() -> str:
     return request.endpoint or "unrouted"
 
 
+def is_metered() -> bool:
+    """True for requests that spend quota: by an authenticated key, anything but /usage."""
+    return g.get("api_key") is not None and request.endpoint not in UNMETERED_ENDPOINTS
+
+
 def _not_metered() -> bool:
-    """True for requests without an authenticated key (docs, preflights) and for /usage."""
-    return g.get("api_key") is None or request.endpoint in UNMETERED_ENDPOINTS
+    """True where the limiter's hook has nothing to do: requests without an authenticated key
+    (docs, preflights), /usage, and requests rest.quota already charged."""
+    return not is_metered() or g.get(CHARGED) is not None
 
 
 def make_limiter() -> Limiter:
@@ -127,6 +134,9 @@ def init_limits(app: Flask, limiter: Limiter) -> None:
 
 def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
     """The current request's quota as {limit, remaining, reset}, or None when not metered."""
+    charged = g.get(CHARGED)
+    if charged is not None:
+        return charged.as_dict()
     current = limiter.current_limit
     if current is None:
         return None

@@ -1,9 +1,11 @@
-"""Charging a key's shared quota outside Flask-Limiter's request hook, for the replay lane.
+"""Charging a key's shared quota ahead of Flask-Limiter's request hook.
 
-The same limiter, strategy, storage and bucket as the hook (rest.limits), so both draw from one
-quota. :meth:`Quota.charge` declines (None) whenever the hook should decide instead: the quota is
-spent, the storage is unreachable, or the limiter runs on its in-memory fallback (the hook is
-what notices that Redis is back).
+The replay lane (rest.replay) and, through :func:`init_quota`, every request that reaches Flask
+charge an admitted request here: the same limiter, strategy, storage and bucket as the hook
+(rest.limits), so both draw from one quota. :meth:`Quota.charge` declines (None) whenever the
+hook should decide instead: the quota is spent (the hook answers the 429), the storage is
+unreachable, or the limiter runs on its in-memory fallback (the hook is what notices that Redis
+is back). A request charged here is left alone by the hook.
 
 On Redis, one script call takes units and reports the window they were taken from (the
 X-RateLimit-* headers need it), where the hook makes two round trips. A key whose hourly limit
@@ -27,6 +29,7 @@ from dataclasses import dataclass
 from math import floor, inf
 
 from cachetools import LRUCache
+from flask import Flask, Response, g
 from flask_limiter import Limiter
 from limits import RateLimitItem
 from limits.storage import RedisStorage
@@ -35,7 +38,7 @@ from redis.commands.core import Script
 
 from service.keys import KeyIdentity
 
-from .limits import quota_item
+from .limits import CHARGED, is_metered, quota_item
 
 LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
 LEASE_SHARE = 1000  # by default a lease takes at most limit / LEASE_SHARE units (0.1 %)
@@ -224,3 +227,22 @@ def _lease_size(cap: int, previous: _Lease | None, now: float) -> int:
     elapsed = max(now - previous.taken_at, 1e-4)
     used = previous.taken - previous.left
     return max(1, min(cap, math.ceil(used / elapsed * LEASE_SECONDS)))
+
+
+def init_quota(app: Flask, quota: Quota) -> None:
+    """Charge metered requests through ``quota`` (register after the auth and conditional
+    hooks, so 304s stay free, and before the limiter's own hook, which skips what this charged).
+    """
+
+    @app.before_request
+    def charge() -> None:
+        if is_metered():
+            setattr(g, CHARGED, quota.charge(g.api_key))
+
+    @app.after_request
+    def quota_headers(response: Response) -> Response:
+        state: QuotaState | None = g.get(CHARGED)
+        if state is not None:
+            for name, value in state.headers():
+                response.headers[name] = value
+        return response

@@ -62,6 +62,32 @@ def test_replayed_reads_are_charged_in_redis_in_one_round_trip(
     assert usage["remaining"] == 95
 
 
+def test_requests_through_flask_are_charged_in_one_round_trip_too(
+    tmp_path, redis_server, redis_commands
+) -> None:
+    url = f"sqlite:///{tmp_path / 'cold.db'}"
+    load_dataset(make_engine(url), generate(scale="tiny", seed=7, today=date.today()))
+    app = create_app(
+        {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": redis_server.url, "PAGE_CACHE_MB": 0}
+    )
+    try:
+        with app.extensions["cds.sessions"]() as db:
+            key = keys.create_key(db, tier="pro", name="cold").plaintext
+            db.commit()
+        client = app.test_client()
+        headers = {"X-API-Key": key}
+        client.get("/api/v1/laws/UT", headers=headers)  # loads the script
+        sent = redis_commands(app)
+        answers = [client.get(f"/api/v1/laws/{code}", headers=headers) for code in ("ID", "NV")]
+        graphql = client.post("/graphql", json={"query": "{ laws { stateCode } }"}, headers=headers)
+    finally:
+        app.extensions[ENGINE_EXTENSION].dispose()
+    assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["998", "997"]
+    assert graphql.get_json()["extensions"]["rateLimit"]["remaining"] == 996
+    assert graphql.headers["X-RateLimit-Remaining"] == "996"
+    assert sent == ["EVALSHA"] * 3  # no second call for the headers, nothing from the hook
+
+
 def test_a_redis_that_lost_its_scripts_still_counts_replayed_reads(redis_app, redis_server) -> None:
     app, key = redis_app
     client = app.test_client()
