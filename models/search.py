@@ -15,7 +15,6 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base
 
-SEARCH_KINDS = ("strain", "dispensary", "doctor", "deal")
 # Characters that end a word as a space does ("concentrate," and "pre-roll" hold whole words).
 WORD_SEPARATORS = ",.;:!?'\"()[]/&+-"
 

@@ -26,6 +26,17 @@ def key_presented_in(request_: Request) -> str | None:
     return request_.headers.get(HEADER) or request_.args.get(QUERY_PARAMETER) or None
 
 
+def params_without_key(request_: Request) -> list[tuple[str, str]]:
+    """The query parameters but ``api_key``, sorted: the same read made with any key and its
+    parameters in any order gives the same list (ETags and replayed responses use it)."""
+    return sorted(
+        (name, value)
+        for name, values in request_.args.lists()
+        if name != QUERY_PARAMETER
+        for value in values
+    )
+
+
 def presented_key() -> str | None:
     """The key the current request carries (see :func:`key_presented_in`)."""
     return key_presented_in(request)

@@ -12,7 +12,7 @@ from datetime import date
 
 from flask import Flask, Response, g, request
 
-from .auth import QUERY_PARAMETER
+from .auth import params_without_key
 from .replay import mark_replayable
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
@@ -20,13 +20,7 @@ CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 co
 
 def request_etag(version: int, today: date) -> str:
     """The validator for the current request: same data, day and request give the same tag."""
-    params = sorted(
-        (name, value)
-        for name, values in request.args.lists()
-        if name != QUERY_PARAMETER
-        for value in values
-    )
-    text = repr((version, today.isoformat(), request.path, params))
+    text = repr((version, today.isoformat(), request.path, params_without_key(request)))
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 

@@ -26,7 +26,6 @@ from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMet
 
 METRICS_PATH = "/metrics"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
-RECORDER_EXTENSION = "cds.recorder"
 # The series prometheus-flask-exporter publishes by default, under the same names and labels.
 DURATION_METRIC = "flask_http_request_duration_seconds"
 TOTAL_METRIC = "flask_http_request_total"
@@ -99,7 +98,6 @@ def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> Re
         # Multiprocess values live in the per-worker files the exporter's collector reads.
         None if multiprocess else metrics.registry,
     )
-    app.extensions[RECORDER_EXTENSION] = recorder
 
     @app.before_request
     def start_clock() -> None:

@@ -33,7 +33,7 @@ from werkzeug.wrappers import Request
 
 from service import keys
 
-from .auth import QUERY_PARAMETER, key_presented_in
+from .auth import key_presented_in, params_without_key
 from .caching import Expiring, KeyCache, PageCache
 from .observability import RequestRecord, RequestRecorder
 from .quota import Quota, QuotaState
@@ -105,12 +105,6 @@ def replay_key(request_: Request, version: int, day: date, body: bytes) -> str:
     The query parameters are sorted and ``api_key`` left out, as in the ETag: the same read made
     with any key, and its parameters in any order, shares one stored response.
     """
-    params = sorted(
-        (name, value)
-        for name, values in request_.args.lists()
-        if name != QUERY_PARAMETER
-        for value in values
-    )
     headers = request_.headers
     text = repr(
         (
@@ -118,7 +112,7 @@ def replay_key(request_: Request, version: int, day: date, body: bytes) -> str:
             day.isoformat(),
             request_.method,
             request_.path,
-            params,
+            params_without_key(request_),
             headers.get("Accept-Encoding"),
             headers.get("Origin"),
             headers.get("Content-Type"),

@@ -88,10 +88,14 @@ def _compared(filters: DispensaryFilters) -> dict[str, Any]:
     return {name: value for name in _COMPARED if (value := getattr(filters, name)) is not None}
 
 
+def _compared_where(compared: tuple[str, ...]) -> list[Any]:
+    """One comparison per set filter, each against the bind parameter of the filter's name."""
+    return [_COMPARED[name] == bindparam(name) for name in compared]
+
+
 @lru_cache(maxsize=64)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    where = [_COMPARED[name] == bindparam(name) for name in compared]
-    return Listing.of(LISTED, where, (Dispensary.sort_key, Dispensary.id))
+    return Listing.of(LISTED, _compared_where(compared), (Dispensary.sort_key, Dispensary.id))
 
 
 @lru_cache(maxsize=64)
@@ -105,9 +109,8 @@ def _nearby_statements(compared: tuple[str, ...]) -> tuple[Select[Any], Select[A
             bindparam("min_lng", type_=Float), bindparam("max_lng", type_=Float)
         ),
     )
-    where = [_COMPARED[name] == bindparam(name) for name in compared]
     candidates = select(Dispensary.id, Dispensary.sort_key, Dispensary.lat, Dispensary.lng).where(
-        *where, *box
+        *_compared_where(compared), *box
     )
     chosen = select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
     return candidates, chosen

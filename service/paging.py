@@ -110,18 +110,24 @@ def fetch_page(
 ) -> Page[Row[Any]]:
     """One window of ``listing`` with ``params``, and the total (counted only when needed)."""
     items = rows(session, listing.page, {**params, "limit": page.limit, "offset": page.offset})
-    if len(items) < page.limit and (items or page.offset == 0):
-        total = page.offset + len(items)
-    else:
-        total = session.connection().execute(listing.count, params).scalar_one()
+    total = known_total(page, len(items))
+    if total is None:
+        total = rows(session, listing.count, params)[0][0]
     return Page(items=list(items), total=total, limit=page.limit, offset=page.offset)
 
 
-def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: int) -> int:
-    """Total matches; a short, non-empty (or first) page already tells it without counting."""
+def known_total(page: PageRequest, returned: int) -> int | None:
+    """The total when the window alone tells it (a short page that is not empty, or the first
+    page); None when it must be counted."""
     if returned < page.limit and (returned or page.offset == 0):
         return page.offset + returned
-    return count(session, stmt)
+    return None
+
+
+def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: int) -> int:
+    """Total matches; counted only when the window does not already tell it."""
+    known = known_total(page, returned)
+    return count(session, stmt) if known is None else known
 
 
 def top_per_parent(

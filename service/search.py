@@ -38,7 +38,7 @@ from models.dialect import LIKE_ESCAPE, SearchSql, escape_like, search_sql
 from models.search import WORD_SEPARATORS, spaced_words
 
 from .filters import SearchQuery, SearchType
-from .paging import Page, PageRequest, rows
+from .paging import Page, PageRequest, known_total, rows
 
 
 def allows_fuzzy(text: str) -> bool:
@@ -147,8 +147,8 @@ def _page(
     items = [SearchHit(type=row[0], key=row[1], name=row[2]) for row in found]
     if found and _windowed(shape):
         total = found[0][3]
-    elif len(found) < page.limit and (found or page.offset == 0):
-        total = page.offset + len(found)
+    elif (known := known_total(page, len(found))) is not None:
+        total = known
     else:
         total = rows(session, counting, params)[0][0]
     return Page(items=items, total=total, limit=page.limit, offset=page.offset)
