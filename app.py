@@ -4,7 +4,7 @@ Nothing happens at import time; ``flask --app app ...`` and WSGI servers call ``
 """
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, g, request
@@ -43,9 +43,30 @@ from service.geo import warm_zip_index
 ENGINE_EXTENSION = "cds.engine"
 
 
+class ServiceFlask(Flask):
+    """Flask, remembering which hooks and views are coroutines instead of asking per request.
+
+    Flask passes every hook and view through ``ensure_sync`` on each request, and the check it
+    makes (``inspect.iscoroutinefunction``) costs more than some of the hooks themselves.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sync_callables: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync_callables[func]
+        except KeyError:
+            sync = self._sync_callables[func] = super().ensure_sync(func)
+            return sync
+        except TypeError:  # an unhashable callable: ask each time
+            return super().ensure_sync(func)
+
+
 def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     """Build the application; ``config`` overrides settings read from the environment."""
-    app = Flask(__name__, instance_relative_config=True)
+    app = ServiceFlask(__name__, instance_relative_config=True)
     settings = Settings.from_env(instance_path=app.instance_path)
     app.config.update(
         DATABASE_URL=settings.database_url,

@@ -15,7 +15,6 @@ from sqlalchemy import (
     ColumnElement,
     Float,
     Integer,
-    Row,
     Select,
     String,
     bindparam,
@@ -138,8 +137,7 @@ def _listing(shape: tuple[str, ...]) -> Listing:
         return Listing.of(COLUMNS, _where(shape, walking=False), order)
     # With a trait filter the page walks the name order, testing each strain, and stops once
     # it is full; the count comes from the trait's own rows.
-    walked = Listing.of(COLUMNS, _where(shape, walking=True), order)
-    return Listing(page=walked.page, count=_trait_count(shape))
+    return Listing.of(COLUMNS, _where(shape, walking=True), order, count=_trait_count(shape))
 
 
 @lru_cache(maxsize=1)
@@ -159,15 +157,15 @@ def _traits_statement() -> Select[Any]:
     )
 
 
-def _with_traits(session: Session, found: Sequence[Row[Any]]) -> list[StrainRow]:
-    """The strains of ``found`` (rows of COLUMNS) with their effects and flavors."""
+def _with_traits(session: Session, found: Sequence[Sequence[Any]]) -> list[StrainRow]:
+    """The strains of ``found`` (rows of COLUMNS, the id first) with their effects and flavors."""
     traits: dict[int, dict[str, list[str]]] = {
-        row.id: {"effects": [], "flavors": []} for row in found
+        row[0]: {"effects": [], "flavors": []} for row in found
     }
     if traits:
         for strain_id, kind, name in rows(session, _traits_statement(), {"ids": list(traits)}):
             traits[strain_id][kind].append(name)
-    return [StrainRow(*row, **traits[row.id]) for row in found]
+    return [StrainRow(*row, **traits[row[0]]) for row in found]
 
 
 def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:

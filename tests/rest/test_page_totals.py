@@ -1,0 +1,50 @@
+"""A list page and its total come from one statement; a window past the end counts apart."""
+
+import flask.app
+import pytest
+from flask import Flask
+
+CASES = [
+    ("/api/v1/strains", {}),
+    ("/api/v1/strains", {"type": "indica"}),
+    ("/api/v1/strains", {"effect": "relaxed", "thc_min": "15"}),
+    ("/api/v1/dispensaries", {"state": "CA"}),
+]
+
+
+@pytest.mark.parametrize(("path", "params"), CASES)
+def test_every_window_reports_the_same_total(api, path: str, params: dict) -> None:
+    total = api.json(path, limit=1, **params)["meta"]["total"]
+    assert total > 4
+    middle = api.json(path, limit=2, offset=total // 2, **params)
+    last = api.json(path, limit=3, offset=total - 1, **params)
+    past = api.json(path, limit=5, offset=total + 10, **params)
+    assert [len(middle["data"]), len(last["data"]), past["data"]] == [2, 1, []]
+    assert middle["meta"]["total"] == last["meta"]["total"] == past["meta"]["total"] == total
+
+
+@pytest.mark.parametrize(("path", "params"), CASES)
+def test_a_full_page_and_its_total_take_one_statement(
+    make_app, api_keys: dict, count_statements, path: str, params: dict
+) -> None:
+    app: Flask = make_app(PAGE_CACHE_MB=0)  # no stored pages: every request runs its SQL
+    client = app.test_client()
+    query = {**params, "limit": 2}
+    headers = {"X-API-Key": api_keys["pro"]}
+    client.get(path, query_string=query, headers=headers)  # the key and version are now known
+    with count_statements(app) as seen:
+        body = client.get(path, query_string=query, headers=headers).get_json()
+    assert len(body["data"]) == 2
+    # The page with its count; strains add one statement for their effects and flavors.
+    assert len(seen) == (2 if "strains" in path else 1), seen
+
+
+def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
+    api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api.json("/api/v1/laws/CA")
+    asked = []
+    original = flask.app.iscoroutinefunction
+    monkeypatch.setattr(flask.app, "iscoroutinefunction", lambda f: asked.append(f) or original(f))
+    api.json("/api/v1/laws/CA")
+    assert asked == []
