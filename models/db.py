@@ -1,10 +1,16 @@
 """Engine and session factory construction, including SQLite connection pragmas."""
 
-from sqlalchemy import Engine, create_engine, event
+import time
+
+import orjson
+from sqlalchemy import Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from .dialect import SIMILARITY_THRESHOLD
+
+# A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
+PING_AFTER_IDLE_S = 1.0
 
 
 def make_engine(
@@ -13,18 +19,20 @@ def make_engine(
     echo: bool = False,
     connect_timeout_s: int = 3,
     statement_timeout_ms: int = 5_000,
+    ping_after_idle_s: float = PING_AFTER_IDLE_S,
 ) -> Engine:
     """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases.
 
     PostgreSQL connections give up connecting after ``connect_timeout_s`` and cancel any
     statement running longer than ``statement_timeout_ms``, so a sick database frees workers.
+    A pooled connection idle for ``ping_after_idle_s`` is checked before reuse.
     """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
         kwargs: dict = {"connect_args": {"check_same_thread": False}}
         if in_memory:
             kwargs["poolclass"] = StaticPool
-        engine = create_engine(url, echo=echo, **kwargs)
+        engine = create_engine(url, echo=echo, json_deserializer=orjson.loads, **kwargs)
         event.listen(engine, "connect", _sqlite_pragmas(wal=not in_memory))
         return engine
     connect_args = {
@@ -34,13 +42,40 @@ def make_engine(
         "options": f"-c statement_timeout={statement_timeout_ms} "
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)}",
     }
-    return create_engine(
+    engine = create_engine(
         url,
         echo=echo,
-        pool_pre_ping=True,
         pool_timeout=connect_timeout_s,
         connect_args=connect_args,
+        json_deserializer=orjson.loads,
     )
+    _ping_when_idle(engine, ping_after_idle_s)
+    return engine
+
+
+def _ping_when_idle(engine: Engine, idle_s: float) -> None:
+    """Check a pooled connection with a round trip only when it sat unused for ``idle_s``.
+
+    The pool's own pre-ping costs a round trip on every checkout, which is most of a cheap
+    request's time. A busy worker's connection was used moments ago and is taken as alive: if
+    the server went away since, the statement fails (that request gets a 503) and SQLAlchemy
+    discards the pool's connections, so the next checkout connects afresh. An idle connection
+    (the server may have restarted or dropped it meanwhile) is pinged first and replaced if dead.
+    """
+
+    @event.listens_for(engine, "checkin")
+    def stamp(_dbapi_connection, record) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def ping_if_idle(dbapi_connection, record, _proxy) -> None:
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < idle_s:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as error:  # any failure means this connection cannot be trusted
+            raise exc.DisconnectionError("pooled connection failed its ping") from error
 
 
 def _sqlite_pragmas(*, wal: bool):

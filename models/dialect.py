@@ -25,6 +25,7 @@ from sqlalchemy import (
     Column,
     ColumnElement,
     Connection,
+    Engine,
     Float,
     Integer,
     MetaData,
@@ -70,6 +71,18 @@ def advance_sequences(conn: Connection, tables: list[Table]) -> None:
             text("SELECT setval(pg_get_serial_sequence(:table, 'id'), :value, :called)"),
             {"table": table.name, "value": max(highest, 1), "called": highest > 0},
         )
+
+
+def settle_after_load(engine: Engine, tables: list[Table]) -> None:
+    """After a load commits, PostgreSQL: VACUUM (ANALYZE) the loaded tables. Freshly written
+    pages are not yet marked all-visible, so an index-only scan (the counts behind every list
+    page) would still visit the table for each row; vacuuming marks them and counts stay in the
+    index. SQLite needs nothing more than the ANALYZE the load ran."""
+    if engine.dialect.name != "postgresql":
+        return
+    names = ", ".join(engine.dialect.identifier_preparer.format_table(t) for t in tables)
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql(f"VACUUM (ANALYZE) {names}")
 
 
 def begin_transactional_ddl(conn: Connection) -> None:

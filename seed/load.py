@@ -6,7 +6,12 @@ from sqlalchemy import Connection, Engine, func, insert, inspect, select
 
 from models import ApiKey, Base, DatasetInfo
 from models.base import utcnow
-from models.dialect import advance_sequences, begin_transactional_ddl, rebuild_search_index
+from models.dialect import (
+    advance_sequences,
+    begin_transactional_ddl,
+    rebuild_search_index,
+    settle_after_load,
+)
 
 from .generate import Dataset
 
@@ -73,4 +78,5 @@ def load_dataset(
         rebuild_search_index(conn)  # SQLite's FTS5 tables are filled here, in the transaction
         # Fresh statistics let both SQLite and PostgreSQL pick index plans for the filters.
         conn.exec_driver_sql("ANALYZE")
+    settle_after_load(engine, _data_tables())
     return counts

@@ -52,3 +52,29 @@ def test_the_similarity_threshold_ignores_a_different_server_default(
         assert "Blue Dream" in [hit.name for hit in found.items]
     finally:
         engine.dispose()
+
+
+def test_a_load_leaves_its_tables_vacuumed_so_counts_stay_in_the_index(
+    postgres_scratch_url: str,
+) -> None:
+    engine = make_engine(postgres_scratch_url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=7, today=date(2026, 3, 1)))
+        with engine.connect() as conn:
+            not_visible = conn.execute(
+                text(
+                    "SELECT relname FROM pg_class WHERE relname IN "
+                    "('strains', 'strain_effects', 'dispensaries', 'deals') "
+                    "AND relallvisible < relpages"
+                )
+            ).all()
+            vacuumed = conn.execute(
+                text(
+                    "SELECT count(*) FROM pg_stat_user_tables "
+                    "WHERE relname = 'strains' AND last_vacuum IS NOT NULL"
+                )
+            ).scalar_one()
+        assert not_visible == []
+        assert vacuumed == 1
+    finally:
+        engine.dispose()

@@ -133,3 +133,44 @@ def test_a_slow_statement_is_cancelled_and_frees_the_worker(postgres_app) -> Non
     elapsed = time.monotonic() - started
     _assert_unavailable(response)
     assert elapsed < 3, f"statement_timeout=300ms should cancel pg_sleep(5); took {elapsed:.1f}s"
+
+
+def _backend_pid(engine) -> int:
+    with engine.connect() as conn:
+        return conn.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+
+
+@pytest.mark.postgres
+def test_an_idle_pooled_connection_that_died_is_replaced_before_it_is_used(
+    postgres_scratch_url: str,
+) -> None:
+    engine = make_engine(postgres_scratch_url, ping_after_idle_s=0.05)
+    admin = make_engine(postgres_scratch_url)
+    try:
+        first = _backend_pid(engine)
+        with admin.connect() as conn:  # the server drops the pooled connection while it idles
+            conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": first})
+        time.sleep(0.1)
+        assert _backend_pid(engine) != first  # no error: the ping found it dead
+    finally:
+        engine.dispose()
+        admin.dispose()
+
+
+@pytest.mark.postgres
+def test_a_connection_used_moments_ago_is_handed_out_without_a_ping(
+    postgres_scratch_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = make_engine(postgres_scratch_url, ping_after_idle_s=0.5)
+    pings = []
+    original = engine.dialect.do_ping
+    monkeypatch.setattr(engine.dialect, "do_ping", lambda c: pings.append(c) or original(c))
+    try:
+        pids = {_backend_pid(engine) for _ in range(5)}
+        assert len(pids) == 1
+        assert pings == []
+        time.sleep(0.6)  # now it sat unused long enough to be checked
+        assert _backend_pid(engine) in pids
+        assert len(pings) == 1
+    finally:
+        engine.dispose()
