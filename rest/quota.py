@@ -164,19 +164,28 @@ class Quota:
         ):
             return None
         item, identifiers = quota_item(api_key)
+        key = item.key_for(*identifiers)
+        if isinstance(storage, RedisStorage):
+
+            def take(wanted: int) -> tuple[int, float, int]:
+                granted, window = self._take(storage, item, key, wanted)
+                return (granted, *window_stats(item, window, time.time()))
+
+        else:
+
+            def take(wanted: int) -> tuple[int, float, int]:
+                return _take_in_process(strategy, item, identifiers, wanted)
+
         try:
-            if isinstance(storage, RedisStorage):
-                return self._charge_redis(storage, item, item.key_for(*identifiers))
-            if not strategy.hit(item, *identifiers):
-                return None
-            reset, remaining = strategy.get_window_stats(item, *identifiers)
+            return self._charge(item, key, take)
         except Exception:  # each storage raises its own errors; the hook logs and falls back
             return None
-        return QuotaState(limit=item.amount, remaining=remaining, reset=_header_reset(reset))
 
-    def _charge_redis(
-        self, storage: RedisStorage, item: RateLimitItem, key: str
+    def _charge(
+        self, item: RateLimitItem, key: str, take: Callable[[int], tuple[int, float, int]]
     ) -> QuotaState | None:
+        """One unit for ``key``: from its lease when one is held, else ``take(wanted)`` from
+        the storage, which returns (units granted, window reset, remaining after them)."""
         now = self._clock()
         with self._lock:
             lease = self._leases.get(key)
@@ -187,11 +196,9 @@ class Quota:
             else:
                 lease = None
         cap = item.amount // self._lease_share if self._lease_share else 0
-        wanted = _lease_size(cap, lease, now)
-        granted, window = self._take(storage, item, key, wanted)
+        granted, reset, remaining = take(_lease_size(cap, lease, now))
         if granted == 0:
             return None
-        reset, remaining = window_stats(item, window, time.time())
         state = QuotaState(item.amount, remaining + granted - 1, _header_reset(reset))
         with self._lock:
             self._leases[key] = _Lease(
@@ -218,6 +225,24 @@ class Quota:
             int(raw[3]),
             max(0.0, float(raw[4])) / 1000,
         )
+
+
+def _take_in_process(
+    strategy: SlidingWindowCounterRateLimiter,
+    item: RateLimitItem,
+    identifiers: tuple[str, ...],
+    wanted: int,
+) -> tuple[int, float, int]:
+    """Take ``wanted`` units from the per-process memory storage, or one when that many are not
+    left (its counter grants all or nothing); (granted, window reset, remaining after them)."""
+    if strategy.hit(item, *identifiers, cost=wanted):
+        granted = wanted
+    elif wanted > 1 and strategy.hit(item, *identifiers):
+        granted = 1
+    else:
+        return 0, 0.0, 0
+    reset, remaining = strategy.get_window_stats(item, *identifiers)
+    return granted, reset, remaining
 
 
 def _lease_size(cap: int, previous: _Lease | None, now: float) -> int:
