@@ -19,6 +19,10 @@ is never used (traffic stopped, lease dropped) counts as spent. Keys of the free
 (100 and 1,000 an hour) never lease: every request is its own round trip, and their headers are
 exact. With leases, the X-RateLimit-Remaining a worker reports counts the units it holds as
 still available, so two workers may report values up to a lease apart.
+
+The per-process memory storage (the embedded default) leases the same way, from its own counter
+(``MEMORY_LEASE_SECONDS`` of traffic, same cap), so a busy key's requests skip the storage's
+locks and timers; with one process its headers stay exact.
 """
 
 import math
@@ -41,6 +45,9 @@ from service.keys import KeyIdentity
 from .limits import CHARGED, is_metered, quota_item
 
 LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
+# The memory storage is one process's own, so a longer lease costs no exactness between
+# workers; each take from it also starts the storage's expiry timer thread, which is dear.
+MEMORY_LEASE_SECONDS = 0.5
 LEASE_SHARE = 1000  # by default a lease takes at most limit / LEASE_SHARE units (0.1 %)
 LEASE_MAX_AGE_S = 1.0
 MAX_LEASED_KEYS = 10_000
@@ -166,26 +173,33 @@ class Quota:
         item, identifiers = quota_item(api_key)
         key = item.key_for(*identifiers)
         if isinstance(storage, RedisStorage):
+            horizon = LEASE_SECONDS
 
             def take(wanted: int) -> tuple[int, float, int]:
                 granted, window = self._take(storage, item, key, wanted)
                 return (granted, *window_stats(item, window, time.time()))
 
         else:
+            horizon = MEMORY_LEASE_SECONDS
 
             def take(wanted: int) -> tuple[int, float, int]:
                 return _take_in_process(strategy, item, identifiers, wanted)
 
         try:
-            return self._charge(item, key, take)
+            return self._charge(item, key, take, horizon)
         except Exception:  # each storage raises its own errors; the hook logs and falls back
             return None
 
     def _charge(
-        self, item: RateLimitItem, key: str, take: Callable[[int], tuple[int, float, int]]
+        self,
+        item: RateLimitItem,
+        key: str,
+        take: Callable[[int], tuple[int, float, int]],
+        horizon: float,
     ) -> QuotaState | None:
         """One unit for ``key``: from its lease when one is held, else ``take(wanted)`` from
-        the storage, which returns (units granted, window reset, remaining after them)."""
+        the storage, which returns (units granted, window reset, remaining after them); a new
+        lease is sized to about ``horizon`` seconds of the key's traffic here."""
         now = self._clock()
         with self._lock:
             lease = self._leases.get(key)
@@ -196,7 +210,7 @@ class Quota:
             else:
                 lease = None
         cap = item.amount // self._lease_share if self._lease_share else 0
-        granted, reset, remaining = take(_lease_size(cap, lease, now))
+        granted, reset, remaining = take(_lease_size(cap, lease, now, horizon))
         if granted == 0:
             return None
         state = QuotaState(item.amount, remaining + granted - 1, _header_reset(reset))
@@ -245,13 +259,14 @@ def _take_in_process(
     return granted, reset, remaining
 
 
-def _lease_size(cap: int, previous: _Lease | None, now: float) -> int:
-    """Units to take: about LEASE_SECONDS of this key's recent rate here, from 1 to ``cap``."""
+def _lease_size(cap: int, previous: _Lease | None, now: float, horizon: float) -> int:
+    """Units to take: about ``horizon`` seconds of this key's recent rate here, from 1 to
+    ``cap``."""
     if cap < 2 or previous is None:
         return 1
     elapsed = max(now - previous.taken_at, 1e-4)
     used = previous.taken - previous.left
-    return max(1, min(cap, math.ceil(used / elapsed * LEASE_SECONDS)))
+    return max(1, min(cap, math.ceil(used / elapsed * horizon)))
 
 
 def init_quota(app: Flask, quota: Quota) -> None:

@@ -1,8 +1,8 @@
 """Strain queries: filtered list pages, detail by slug, batch lookup.
 
 Strains come back as :class:`StrainRow` (columns and trait names, no ORM objects): the page or
-lookup is one statement built once per shape, and the effects and flavors of all its strains are
-a second one.
+lookup is one statement built once per shape, each strain's effects and flavors (JSON arrays,
+models.dialect.names_in_order) and a page's total included.
 """
 
 import re
@@ -11,22 +11,11 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import (
-    ColumnElement,
-    Float,
-    Integer,
-    Select,
-    String,
-    bindparam,
-    func,
-    literal,
-    select,
-    union_all,
-)
+from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
-from models.dialect import tested_per_row
+from models.dialect import names_in_order, tested_per_row
 
 from .errors import NotFound
 from .filters import StrainFilters
@@ -48,6 +37,23 @@ COLUMNS = (
     Strain.rating,
     Strain.review_count,
 )
+
+
+def _traits(strain_id: Any) -> tuple[Any, Any]:
+    """The effects and flavors, in their listed order, of the strain whose id is ``strain_id``
+    (a column of the enclosing statement)."""
+    return (
+        names_in_order(
+            StrainEffect.name, StrainEffect.position, StrainEffect.strain_id, strain_id
+        ).label("effects"),
+        names_in_order(
+            StrainFlavor.name, StrainFlavor.position, StrainFlavor.strain_id, strain_id
+        ).label("flavors"),
+    )
+
+
+# The columns of a StrainRow: COLUMNS, then the effects and flavors.
+LISTED = (*COLUMNS, *_traits(Strain.id))
 # Range filters: (filter name, column, comparison).
 _RANGES = (
     ("thc_min", Strain.thc, "__ge__"),
@@ -133,56 +139,41 @@ def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...]) -> Listing:
     order = (Strain.sort_key, Strain.id)
+    columns = (*COLUMNS, Strain.sort_key)
     if "effect" not in shape and "flavor" not in shape:
-        return Listing.of(COLUMNS, _where(shape, walking=False), order)
-    # With a trait filter the page walks the name order, testing each strain, and stops once
-    # it is full; the count comes from the trait's own rows.
-    return Listing.of(COLUMNS, _where(shape, walking=True), order, count=_trait_count(shape))
-
-
-@lru_cache(maxsize=1)
-def _traits_statement() -> Select[Any]:
-    """(strain id, kind, name) of the effects and flavors of the strains in ``:ids``."""
-    ids = bindparam("ids", expanding=True, type_=Integer)
-    kinds = []
-    for kind, trait in (("effects", StrainEffect), ("flavors", StrainFlavor)):
-        kinds.append(
-            select(
-                trait.strain_id, literal(kind, String).label("kind"), trait.name, trait.position
-            ).where(trait.strain_id.in_(ids))
-        )
-    both = union_all(*kinds).subquery()
-    return select(both.c.strain_id, both.c.kind, both.c.name).order_by(
-        both.c.strain_id, both.c.kind, both.c.position
+        listing = Listing.of(columns, _where(shape, walking=False), order)
+    else:
+        # With a trait filter the page walks the name order, testing each strain, and stops
+        # once it is full; the count comes from the trait's own rows.
+        where = _where(shape, walking=True)
+        listing = Listing.of(columns, where, order, count=_trait_count(shape))
+    # The traits are gathered for the page's rows alone, not for the rows an offset skips.
+    return listing.per_page_row(
+        lambda page: (*(page.c[c.key] for c in COLUMNS), *_traits(page.c.id)),
+        order=lambda page: (page.c.sort_key, page.c.id),
     )
 
 
-def _with_traits(session: Session, found: Sequence[Sequence[Any]]) -> list[StrainRow]:
-    """The strains of ``found`` (rows of COLUMNS, the id first) with their effects and flavors."""
-    traits: dict[int, dict[str, list[str]]] = {
-        row[0]: {"effects": [], "flavors": []} for row in found
-    }
-    if traits:
-        for strain_id, kind, name in rows(session, _traits_statement(), {"ids": list(traits)}):
-            traits[strain_id][kind].append(name)
-    return [StrainRow(*row, **traits[row[0]]) for row in found]
+def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
+    """Rows of LISTED as strains."""
+    return [StrainRow(*row) for row in found]
 
 
 def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
     """Return one page of strains matching ``filters``, by name (any case) then id."""
     shape, params = _shape(filters)
     result = fetch_page(session, _listing(shape), params, page)
-    return replace(result, items=_with_traits(session, result.items))
+    return replace(result, items=_strains(result.items))
 
 
 @lru_cache(maxsize=1)
 def _by_slugs_statement() -> Select[Any]:
-    return select(*COLUMNS).where(Strain.slug.in_(bindparam("slugs", expanding=True)))
+    return select(*LISTED).where(Strain.slug.in_(bindparam("slugs", expanding=True)))
 
 
 @lru_cache(maxsize=1)
 def _by_ids_statement() -> Select[Any]:
-    return select(*COLUMNS).where(Strain.id.in_(bindparam("ids", expanding=True)))
+    return select(*LISTED).where(Strain.id.in_(bindparam("ids", expanding=True)))
 
 
 def get_strain(session: Session, slug: str) -> StrainDetail:
@@ -200,7 +191,7 @@ def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, StrainRow]
     wanted = list(set(ids))
     if not wanted:
         return {}
-    found = _with_traits(session, rows(session, _by_ids_statement(), {"ids": wanted}))
+    found = _strains(rows(session, _by_ids_statement(), {"ids": wanted}))
     return {strain.id: strain for strain in found}
 
 
@@ -209,7 +200,7 @@ def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, Strain
     wanted = [slug for slug in set(slugs) if SLUG_PATTERN.fullmatch(slug)]
     if not wanted:
         return {}
-    found = _with_traits(session, rows(session, _by_slugs_statement(), {"slugs": wanted}))
+    found = _strains(rows(session, _by_slugs_statement(), {"slugs": wanted}))
     return {strain.slug: strain for strain in found}
 
 

@@ -23,6 +23,8 @@ def test_request_sessions_autocommit_while_the_engine_keeps_transactions(
     try:
         with app.extensions["cds.sessions"]() as session:
             assert session.connection().connection.dbapi_connection.autocommit is True
+            # Prepared statements are planned once, not re-planned on every run.
+            assert session.scalar(text("SHOW plan_cache_mode")) == "force_generic_plan"
         with app.extensions[ENGINE_EXTENSION].connect() as conn:
             assert conn.connection.dbapi_connection.autocommit is False
     finally:

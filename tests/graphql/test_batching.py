@@ -92,15 +92,15 @@ def test_nested_dispensary_page_uses_one_statement_per_relation(
     app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
     _data, statements = run(app, client, api_keys["enterprise"], NESTED, 100)
-    # key lookup, page (its count included), deals, deal->dispensary, menu, menu->strain (+ its
-    # effects and flavors in one), terpenes, reviews, law
-    assert statements == 10
+    # key lookup, page (its count included), deals, deal->dispensary, menu, menu->strain (its
+    # effects and flavors included), terpenes, reviews, law
+    assert statements == 9
 
 
-def test_strain_page_with_nested_dispensaries_and_laws_is_six_statements(
+def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(
     app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
     _data, statements = run(app, client, api_keys["enterprise"], STRAINS_NESTED, 100)
-    # key lookup, page (its count included), effects and flavors in one, terpenes,
+    # key lookup, page (its count, effects and flavors included), terpenes,
     # strain->dispensaries, law
-    assert statements == 6
+    assert statements == 5

@@ -35,8 +35,8 @@ def test_a_full_page_and_its_total_take_one_statement(
     with count_statements(app) as seen:
         body = client.get(path, query_string=query, headers=headers).get_json()
     assert len(body["data"]) == 2
-    # The page with its count; strains add one statement for their effects and flavors.
-    assert len(seen) == (2 if "strains" in path else 1), seen
+    # The page with its count (and, for strains, each strain's effects and flavors).
+    assert len(seen) == 1, seen
 
 
 def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
