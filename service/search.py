@@ -118,12 +118,9 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
             (_ENTRY.words.like(_WHOLE_WORD, escape=LIKE_ESCAPE), 2),
             else_=3,
         )
-    counting = select(func.count()).select_from(_ENTRY).where(*where)
     columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name]
-    if shape.fuzzy:
+    if _windowed(shape):
         columns.append(func.count().over())
-    elif shape.indexed:
-        columns.append(counting.scalar_subquery().correlate(None))
     page = (
         select(*columns)
         .where(*where)
@@ -131,17 +128,14 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
         .limit(_LIMIT)
         .offset(_OFFSET)
     )
-    return page, counting
+    return page, select(func.count()).select_from(_ENTRY).where(*where)
 
 
-def _total_in_page(shape: _Shape) -> bool:
-    """Whether the page's rows carry the total. Where an index finds the matches they are
-    few, and the statement counts them too: the typo fallback with a window count over its
-    matches (it has them all at hand to rank by similarity); the substring search with a count
-    subquery, which the index answers again while the page's sort keeps only its own rows (a
-    window would make the sort keep every match: on SQLite that costs more than counting
-    twice). A scan may match most names and is counted by a second statement, only when the
-    page alone does not tell the total."""
+def _windowed(shape: _Shape) -> bool:
+    """Whether the page carries the total (a window count over the matches). An index keeps
+    the matches few, so counting them alongside saves a second pass; a scan may match most
+    names, and a window would keep all of them for the sort where the page alone keeps only
+    its rows: it is counted by a second statement instead."""
     return shape.indexed or shape.fuzzy
 
 
@@ -151,7 +145,7 @@ def _page(
     stmt, counting = _statements(shape)
     found = rows(session, stmt, {**params, "limit": page.limit, "offset": page.offset})
     items = [SearchHit(type=row[0], key=row[1], name=row[2]) for row in found]
-    if found and _total_in_page(shape):
+    if found and _windowed(shape):
         total = found[0][3]
     elif (known := known_total(page, len(found))) is not None:
         total = known
