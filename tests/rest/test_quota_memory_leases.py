@@ -9,20 +9,9 @@ from flask import Flask
 from rest.limits import LIMITER_EXTENSION, usage_of
 from rest.quota import Quota
 from service.keys import KeyIdentity
+from tests.faults.test_quota_leases import Clock
 
 BIG = KeyIdentity(id=9101, tier="enterprise", hourly_limit=5_000)  # leases of up to 5 units
-
-
-class Clock:
-    """Advances by ``step`` seconds each time it is read (a busy key: requests back to back)."""
-
-    def __init__(self, step: float = 0.0001) -> None:
-        self.now = 1000.0
-        self.step = step
-
-    def __call__(self) -> float:
-        self.now += self.step
-        return self.now
 
 
 @pytest.fixture
