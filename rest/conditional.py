@@ -26,6 +26,8 @@ def request_etag(version: int, today: date) -> str:
 
 def _matching(tag: str) -> str | None:
     """The client's tag that matches ``tag`` (compressed variants carry an ":<algorithm>")."""
+    if "HTTP_IF_NONE_MATCH" not in request.environ:  # most requests: nothing to parse
+        return None
     if request.if_none_match.star_tag:
         return tag
     for candidate in request.if_none_match.as_set():

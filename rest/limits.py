@@ -128,8 +128,23 @@ class FailedAuthThrottle:
 
 
 def init_limits(app: Flask, limiter: Limiter) -> None:
-    """Attach the limiter to the app (register the auth hook before calling this)."""
+    """Attach the limiter to the app (register the auth hook before calling this).
+
+    A request rest.quota already charged is exempt from the limiter (``_not_metered``), but
+    the limiter's hook still resolves its limits, meta limits and exemption scopes before it
+    finds nothing to check: the hook is wrapped so that such a request skips it entirely.
+    """
     limiter.init_app(app)
+    hooks = app.before_request_funcs[None]
+    check = limiter._check_request_limit
+    if check in hooks:
+        position = hooks.index(check)
+
+        def check_unless_charged() -> None:
+            if g.get(CHARGED) is None:
+                check()
+
+        hooks[position] = check_unless_charged
 
 
 def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:

@@ -13,7 +13,7 @@ from models import Dispensary, MenuItem, Review, Strain
 
 from .errors import NotFound
 from .filters import DispensaryFilters
-from .geo import Point, bounding_box, haversine_miles
+from .geo import Point, bounding_box, miles_from
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
 REVIEWS_SHOWN = 20
@@ -137,10 +137,11 @@ def _list_nearby(
     params = _compared(filters)
     candidates, chosen = _nearby_statements(tuple(params))
     box = {"min_lat": min_lat, "max_lat": max_lat, "min_lng": min_lng, "max_lng": max_lng}
+    miles = miles_from(origin)
     ranked = sorted(
         (distance, sort_key, id_)
         for id_, sort_key, lat, lng in rows(session, candidates, {**params, **box})
-        if (distance := haversine_miles(origin, Point(lat, lng))) <= radius
+        if (distance := miles(lat, lng)) <= radius
     )
     window = ranked[page.offset : page.offset + page.limit]
     found = {d.id: d for d in rows(session, chosen, {"ids": [w[2] for w in window]})}

@@ -2,6 +2,7 @@
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
@@ -68,11 +69,22 @@ def warm_zip_index() -> None:
 
 def haversine_miles(a: Point, b: Point) -> float:
     """Great-circle distance between two points in statute miles."""
-    lat1, lat2 = math.radians(a.lat), math.radians(b.lat)
-    dlat = lat2 - lat1
-    dlng = math.radians(b.lng - a.lng)
-    h = math.sin(dlat / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin(dlng / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(min(1.0, math.sqrt(h)))
+    return miles_from(a)(b.lat, b.lng)
+
+
+def miles_from(origin: Point) -> Callable[[float, float], float]:
+    """The great-circle distance in statute miles from ``origin`` to a latitude and longitude,
+    with the origin's own terms worked out once (a proximity search measures many points)."""
+    lat1 = math.radians(origin.lat)
+    cos1, lng1 = math.cos(lat1), origin.lng
+    radians, sin, cos, asin, sqrt = math.radians, math.sin, math.cos, math.asin, math.sqrt
+
+    def miles(lat: float, lng: float) -> float:
+        lat2 = radians(lat)
+        h = sin((lat2 - lat1) / 2) ** 2 + cos1 * cos(lat2) * sin(radians(lng - lng1) / 2) ** 2
+        return 2 * EARTH_RADIUS_MILES * asin(min(1.0, sqrt(h)))
+
+    return miles
 
 
 def bounding_box(center: Point, radius_miles: float) -> tuple[float, float, float, float]:

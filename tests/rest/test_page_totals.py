@@ -1,8 +1,13 @@
-"""A list page and its total come from one statement; a window past the end counts apart."""
+"""Per-request work: a list page and its total come from one statement (a window past the end
+counts apart), hooks are not re-inspected, and a charged request skips the limiter's hook."""
 
 import flask.app
 import pytest
-from flask import Flask
+from flask import Flask, request
+from flask_limiter import Limiter
+
+from rest.db import SESSIONS_EXTENSION
+from service import keys
 
 CASES = [
     ("/api/v1/strains", {}),
@@ -48,3 +53,25 @@ def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
     monkeypatch.setattr(flask.app, "iscoroutinefunction", lambda f: asked.append(f) or original(f))
     api.json("/api/v1/laws/CA")
     assert asked == []
+
+
+def test_the_limiter_hook_runs_only_for_requests_the_quota_did_not_charge(
+    make_app, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entered = []
+    original = Limiter._check_request_limit
+
+    def spy(self, *args, **kwargs):
+        entered.append(request.path)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Limiter, "_check_request_limit", spy)
+    app: Flask = make_app(PAGE_CACHE_MB=0)
+    with app.extensions[SESSIONS_EXTENSION]() as db:
+        key = keys.create_key(db, tier="enterprise", hourly_limit=1).plaintext
+        db.commit()
+    client = app.test_client()
+    first = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
+    assert (first.status_code, entered) == (200, [])  # charged ahead: the hook is skipped
+    second = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
+    assert (second.status_code, entered) == (429, ["/api/v1/laws/CA"])  # the hook refuses it
