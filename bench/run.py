@@ -191,8 +191,12 @@ def _measure_backend(
         storages = _storages()
         runs = [(mode, storage, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
+            # Each storage is measured twice, alternating (the default one in the warm run and
+            # once more), and the comparison takes each one's better run: a burst of noise from
+            # the rest of the machine then cannot decide which storage looks dearer.
             quota_case = [c for c in cases if c[0] == QUOTA_CASE]
-            runs += [("warm", store, quota_case) for store in storages if store != storage]
+            others = [store for store in storages if store != storage]
+            runs += [("warm", store, quota_case) for store in [*others, storage, *others]]
         for mode, store, cases in runs:
             env = {"DATABASE_URL": url, **storages[store], **MODES[mode]}
             app = Gunicorn(env)
@@ -210,13 +214,13 @@ def _measure_backend(
 
 
 def _rps(rows: list[tuple], case: str, backend: str, mode: str, store: str | None = None) -> float:
-    for row_case, row_backend, row_mode, row_store, result in rows:
-        if (row_case, row_backend, row_mode) == (case, backend, mode) and store in (
-            None,
-            row_store,
-        ):
-            return result["rps"]
-    return float("nan")
+    """The best req/s of the matching runs (a case measured more than once counts its best)."""
+    found = [
+        result["rps"]
+        for row_case, row_backend, row_mode, row_store, result in rows
+        if (row_case, row_backend, row_mode) == (case, backend, mode) and store in (None, row_store)
+    ]
+    return max(found, default=float("nan"))
 
 
 def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str]:
