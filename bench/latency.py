@@ -4,8 +4,8 @@ Usage: .venv/bin/python bench/latency.py [--repeat 200] [--database-url URL]
 Without --database-url it builds the full demo dataset into a temporary SQLite file first
 (DATABASE_URL in the environment is used when set, e.g. a seeded PostgreSQL database).
 The page cache is switched off so that every request reaches the database: the figures are the
-cost of a cache miss. Search runs one case per query shape (index path, short queries that
-scan, typo fallback); the summary lines give the worst p99 over the search cases and proximity.
+cost of a cache miss. Search runs one case per query shape (trigram index, two-character pairs,
+typo fallback); the summary lines give the worst p99 over the search cases and proximity.
 Numbers are wall-clock on a shared machine: compare them with each other, not across machines.
 """
 
@@ -42,7 +42,8 @@ CASES = [
     ("search page 5", "/api/v1/search?q=wellness&limit=20&offset=80"),
     ("search typo (fuzzy)", "/api/v1/search?q=blue%20dreem&limit=20"),
     ("search no match", "/api/v1/search?q=zqxjv&limit=20"),
-    ("search 2 chars (scan)", "/api/v1/search?q=og&limit=20"),
+    ("search 2 chars (pairs)", "/api/v1/search?q=og&limit=20"),
+    ("search 2 chars, common", "/api/v1/search?q=an&limit=20"),
     ("search 1 char (a 400)", "/api/v1/search?q=a&limit=20"),
 ]
 # Summary lines: the worst p99 over these cases.

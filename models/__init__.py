@@ -12,7 +12,7 @@ from .deal import Deal
 from .dispensary import Dispensary, MenuItem, Review
 from .doctor import Doctor
 from .law import Law
-from .search import SearchEntry
+from .search import SearchEntry, SearchPair
 from .strain import Strain, StrainEffect, StrainFlavor, StrainTerpene
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "MenuItem",
     "Review",
     "SearchEntry",
+    "SearchPair",
     "Strain",
     "StrainEffect",
     "StrainFlavor",

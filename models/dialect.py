@@ -33,12 +33,14 @@ from sqlalchemy import (
     Select,
     String,
     Table,
+    any_,
     bindparam,
     cast,
     delete,
     event,
     func,
     insert,
+    inspect,
     literal,
     select,
     text,
@@ -53,7 +55,7 @@ from .base import Base
 from .deal import Deal
 from .dispensary import Dispensary
 from .doctor import Doctor
-from .search import SearchEntry, spaced_words
+from .search import SearchEntry, SearchPair, pairs, spaced_words
 from .strain import Strain
 
 
@@ -197,6 +199,7 @@ SIMILARITY_THRESHOLD = Fraction(3, 10)
 # needles are matched by scanning the entries.
 FTS_MIN_CHARS = 3
 _ENTRIES = SearchEntry.__table__
+_PAIRS = SearchPair.__table__
 PG_TRIGRAM_INDEX = "ix_search_entries_folded_trgm"
 
 # The SQLite structures, described for queries only (never created through this metadata).
@@ -363,6 +366,24 @@ def _entries(conn: Connection) -> list[dict[str, Any]]:
     return entries
 
 
+def refill_search_pairs(conn: Connection) -> None:
+    """Rebuild the two-character pairs (models.search.SearchPair) from the search entries.
+
+    Skipped where the pairs table does not exist: a database migrated only up to revision
+    9b6e2f0c5d13, whose upgrade rebuilds the entries; the revision that adds the table fills it.
+    """
+    if not inspect(conn).has_table(_PAIRS.name):
+        return
+    conn.execute(delete(_PAIRS))
+    rows = [
+        {"pair": pair, "entry_id": entry_id}
+        for entry_id, folded in conn.execute(select(_ENTRIES.c.id, _ENTRIES.c.folded))
+        for pair in pairs(folded)
+    ]
+    for start in range(0, len(rows), 20_000):
+        conn.execute(insert(_PAIRS), rows[start : start + 20_000])
+
+
 def _flush_gin_pending_list(conn: Connection) -> None:
     # Rows inserted after a GIN index was created wait in its "fast update" pending list, which
     # every query scans linearly (only VACUUM or autovacuum merge it): merge it now.
@@ -393,6 +414,7 @@ def rebuild_search_index(conn: Connection) -> None:
     conn.execute(delete(_ENTRIES))
     if entries:
         conn.execute(insert(_ENTRIES), entries)
+    refill_search_pairs(conn)
     if conn.dialect.name == "postgresql":
         _flush_gin_pending_list(conn)
     elif conn.dialect.name == "sqlite":
@@ -427,19 +449,21 @@ _AT_LEAST = bindparam("at_least", type_=Integer)
 _SIZE = bindparam("size", type_=Integer)
 
 
+def _pair_entries(needle: Any) -> Select[Any]:
+    return select(_PAIRS.c.entry_id).where(_PAIRS.c.pair == needle)
+
+
 class SearchSql:
     """Search SQL for one database; :func:`search_sql` picks the right one for a session."""
 
     def indexes(self, needle: str) -> bool:
-        """True when a trigram index serves ``needle`` (3 or more characters); else the LIKE
-        scans the entries."""
+        """True when a trigram index serves ``needle`` (3 or more characters); else (two
+        characters) the pairs table finds its entries."""
         return len(needle) >= FTS_MIN_CHARS
 
-    def scanned(self, folded: ColumnElement[str], needle: Any) -> ColumnElement[bool]:
-        """``folded`` contains ``needle``, tested row by row: for needles no trigram index
-        serves. Not a LIKE, which PostgreSQL could plan (generic plans of prepared statements)
-        as a walk of the whole trigram index."""
-        return func.strpos(folded, needle) > 0
+    def paired(self, entry_id: ColumnElement[int], needle: Any) -> ColumnElement[bool]:
+        """The entry has the two-character ``needle`` among its pairs (models.search)."""
+        return entry_id.in_(_pair_entries(needle))
 
     def contains(self, entry_id: ColumnElement[int]) -> tuple[ColumnElement[bool], ...]:
         """Extra WHERE terms that find the candidates for ``folded LIKE '%needle%'`` through
@@ -464,6 +488,12 @@ class _PostgresSearch(SearchSql):
     """A GIN trigram index on the folded names serves LIKE directly and the ``%`` operator
     (whose threshold every connection pins to SIMILARITY_THRESHOLD, see models.db)."""
 
+    def paired(self, entry_id: ColumnElement[int], needle: Any) -> ColumnElement[bool]:
+        # ``= ANY(ARRAY(subquery))`` runs the pair lookup first and fetches its entries by
+        # primary key; for ``IN (subquery)`` the planner, not knowing how many entries a pair
+        # has, hashes the lookup and scans every entry instead.
+        return entry_id == any_(func.array(_pair_entries(needle).scalar_subquery()))
+
     def similar(self, entry_id: ColumnElement[int], folded: ColumnElement[str]) -> Similarity:
         return Similarity(
             where=(folded.op("%")(_SIMILAR_TO),), score=func.similarity(folded, _SIMILAR_TO)
@@ -475,9 +505,6 @@ class _PostgresSearch(SearchSql):
 
 class _SqliteSearch(SearchSql):
     """FTS5: trigram MATCH for substrings, shared-trigram counts for similarity."""
-
-    def scanned(self, folded: ColumnElement[str], needle: Any) -> ColumnElement[bool]:
-        return func.instr(folded, needle) > 0
 
     def contains(self, entry_id: ColumnElement[int]) -> tuple[ColumnElement[bool], ...]:
         candidates = select(_names.c.rowid).where(_names.c.name.op("MATCH")(_PHRASE))

@@ -5,7 +5,7 @@ the name folded to lower case once (Python's Unicode-aware lower, the folding se
 queries too), the state that scopes it and, for deals, the day they expire. The rows are derived
 data (``words`` too: the name's words between single spaces, for the whole-word rank): every
 load rebuilds them from the source tables (models.dialect.rebuild_search_index),
-together with the dialect's index over them.
+together with the dialect's index over them and the two-character pairs (SearchPair).
 """
 
 from datetime import date
@@ -25,6 +25,12 @@ def words_text(text: str) -> str:
     for separator in WORD_SEPARATORS:
         folded = folded.replace(separator, " ")
     return folded
+
+
+def pairs(folded: str) -> set[str]:
+    """Every run of two characters in ``folded``: a two-character query is a substring of a
+    name exactly when it is one of the name's pairs."""
+    return {folded[i : i + 2] for i in range(len(folded) - 1)}
 
 
 def spaced_words(text: str) -> str:
@@ -47,3 +53,14 @@ class SearchEntry(Base):
 
     def __repr__(self) -> str:
         return f"SearchEntry(kind={self.kind!r}, key={self.key!r}, name={self.name!r})"
+
+
+class SearchPair(Base):
+    """Each entry under every two-character piece of its folded name: the index for queries of
+    two characters, which no trigram index serves (derived data, rebuilt with the entries)."""
+
+    __tablename__ = "search_pairs"
+    __table_args__ = {"sqlite_with_rowid": False}  # noqa: RUF012 (SQLAlchemy's declaration)
+
+    pair: Mapped[str] = mapped_column(String(2), primary_key=True)
+    entry_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)

@@ -27,9 +27,9 @@ except psycopg.Error:
     sys.exit(1)
 PY
 then
-  echo "== The REST, GraphQL, contract, CLI and fuzz suites again, on PostgreSQL =="
+  echo "== The REST, GraphQL, contract, CLI, fuzz and search-index suites again, on PostgreSQL =="
   TEST_DATABASE_URL="$PG_URL" .venv/bin/pytest tests/rest tests/graphql tests/contract \
-    tests/cli tests/fuzz tests/service/test_keys.py "$@"
+    tests/cli tests/fuzz tests/service/test_keys.py tests/service/test_search_index.py "$@"
 else
   echo "PostgreSQL is not reachable at $PG_URL: skipped the PostgreSQL pass"
 fi

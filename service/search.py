@@ -6,7 +6,8 @@ WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match 
 
 Every searchable name is one row of the search entries (models.search), folded to lower case
 once; a search is one statement over that table. Candidates come from an index over the folded
-names (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL); the LIKE test and the rank above
+names (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL), or for a query of two characters
+from the entries under that pair (models.search.SearchPair); the LIKE test and the rank above
 still decide, so the results are those of a full scan.
 
 Typo tolerance: when nothing contains the query, names whose pg_trgm trigram similarity to it
@@ -83,7 +84,7 @@ class _Shape:
     sql: SearchSql
     type: SearchType | None
     scoped: bool  # a state was given
-    indexed: bool  # substring candidates come from the search index
+    indexed: bool  # a trigram index finds the substring's entries (else: its two characters)
     fuzzy: bool  # the similarity fallback rather than the substring search
 
 
@@ -110,17 +111,16 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
         if shape.indexed:
             where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
             where.extend(sql.contains(_ENTRY.id))
-        else:
-            where.append(sql.scanned(folded, _NEEDLE))
+        else:  # two characters (queries are never shorter): exactly the entries of that pair
+            where.append(sql.paired(_ENTRY.id, _NEEDLE))
         first = case(
             (folded == _NEEDLE, 0),
             (folded.like(_PREFIX, escape=LIKE_ESCAPE), 1),
             (_ENTRY.words.like(_WHOLE_WORD, escape=LIKE_ESCAPE), 2),
             else_=3,
         )
-    columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name]
-    if _windowed(shape):
-        columns.append(func.count().over())
+    # An index finds the matches, so they are at hand: the page counts them too (a window).
+    columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name, func.count().over()]
     page = (
         select(*columns)
         .where(*where)
@@ -131,21 +131,13 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     return page, select(func.count()).select_from(_ENTRY).where(*where)
 
 
-def _windowed(shape: _Shape) -> bool:
-    """Whether the page carries the total (a window count over the matches). An index keeps
-    the matches few, so counting them alongside saves a second pass; a scan may match most
-    names, and a window would keep all of them for the sort where the page alone keeps only
-    its rows: it is counted by a second statement instead."""
-    return shape.indexed or shape.fuzzy
-
-
 def _page(
     session: Session, shape: _Shape, params: dict[str, Any], page: PageRequest
 ) -> Page[SearchHit]:
     stmt, counting = _statements(shape)
     found = rows(session, stmt, {**params, "limit": page.limit, "offset": page.offset})
     items = [SearchHit(type=row[0], key=row[1], name=row[2]) for row in found]
-    if found and _windowed(shape):
+    if found:
         total = found[0][3]
     elif (known := known_total(page, len(found))) is not None:
         total = known

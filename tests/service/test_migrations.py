@@ -18,6 +18,7 @@ from models.dialect import (
     include_in_autogenerate,
     search_drop_statements,
 )
+from models.search import pairs
 from seed import generate, load_dataset
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -165,3 +166,34 @@ def test_the_facets_revision_fills_postgresql_rows_loaded_before(
     postgres_scratch_url: str,
 ) -> None:
     _assert_facets_are_filled_for_rows_loaded_before(postgres_scratch_url)
+
+
+def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
+    """Entries built before the pairs revision get their two-character pairs on upgrade."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        command.downgrade(_alembic(url), "9b6e2f0c5d13")  # drops the pairs, keeps the entries
+        with engine.connect() as conn:
+            assert not inspect(conn).has_table("search_pairs")
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            entries = conn.execute(text("SELECT id, folded FROM search_entries")).all()
+            found = set(conn.execute(text("SELECT pair, entry_id FROM search_pairs")).all())
+        assert found == {(pair, id_) for id_, folded in entries for pair in pairs(folded)}
+        assert len(found) > 1000
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_pairs_revision_fills_sqlite_entries_built_before(tmp_path: Path) -> None:
+    _assert_pairs_are_filled_for_entries_built_before(f"sqlite:///{tmp_path / 'pairs.db'}")
+
+
+@pytest.mark.postgres
+def test_the_pairs_revision_fills_postgresql_entries_built_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_pairs_are_filled_for_entries_built_before(postgres_scratch_url)

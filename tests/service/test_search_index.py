@@ -4,16 +4,13 @@ The index is FTS5 on SQLite and pg_trgm on PostgreSQL (this module runs on the b
 shared tiny dataset: set TEST_DATABASE_URL for PostgreSQL). Expectations come from ``Oracle``,
 an independent model over every row's name: substring hits ranked exact, prefix, whole word,
 other, ties by name; when nothing contains a plain-text query, names whose pg_trgm trigram
-similarity is at least 0.3, most similar first. A second reference is the same service with
-the index switched off (the LIKE scan it replaced).
+similarity is at least 0.3, most similar first. Queries of two characters go through the
+pairs table rather than a trigram index; the model checks both.
 """
 
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
-from unittest import mock
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -21,7 +18,6 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine, create_engine, select, text
 from sqlalchemy.orm import Session
 
-import service.search as search_module
 from models import Deal, Dispensary, Doctor, Strain
 from models.db import make_session_factory
 from models.dialect import is_similar, rebuild_search_index, similarity, trigrams
@@ -169,22 +165,6 @@ def _keys(rows: list[Row]) -> list[tuple[str, str, str]]:
     return [(row.kind, row.key, row.name) for row in rows]
 
 
-@contextmanager
-def _scan_only() -> Iterator[None]:
-    """Run the service with the search index switched off: the plain LIKE scan."""
-    real = search_module.search_sql
-
-    def scanning(session: Session) -> Any:
-        sql = real(session)
-        if not hasattr(sql, "_scan_twin"):
-            twin = type("ScanOnly", (type(sql),), {"indexes": lambda _self, _needle: False})
-            sql._scan_twin = twin()  # type: ignore[attr-defined]
-        return sql._scan_twin  # type: ignore[attr-defined]
-
-    with mock.patch.object(search_module, "search_sql", scanning):
-        yield
-
-
 # --- substring search through the index --------------------------------------------------------
 
 
@@ -192,14 +172,12 @@ def _scan_only() -> Iterator[None]:
     "q",
     ["an", "Er", "og", "Ku", "o'", "kus", "blue", "Dr. K", "santa barbara", "off", "get one"],
 )
-def test_one_two_and_three_or_more_characters_give_the_scan_results(
+def test_two_and_three_or_more_characters_give_the_model_results(
     reader: Session, reference_day: date, oracle: Oracle, q: str
 ) -> None:
     expected = _keys(oracle.substring(q))
     assert expected, f"{q!r} should match something in the tiny dataset"
     assert _search_all(reader, reference_day, q) == expected
-    with _scan_only():
-        assert _search_all(reader, reference_day, q) == expected
 
 
 @pytest.mark.parametrize(
@@ -278,7 +256,7 @@ def test_expired_deals_are_excluded_from_substring_and_similar_hits(
 def test_pages_concatenate_and_totals_hold_past_the_end(
     reader: Session, reference_day: date, oracle: Oracle
 ) -> None:
-    for q in ("er", "off", "cannabis clinik"):  # a scan, the index, the fallback
+    for q in ("er", "off", "cannabis clinik"):  # the pairs, the trigram index, the fallback
         expected = _keys(oracle.expected(q))
         assert len(expected) > 7
         query = SearchQuery.create(q=q)
@@ -405,7 +383,7 @@ def _queries(draw: st.DrawFn, names: list[str]) -> str:
 
 @PROPERTY
 @given(data=st.data())
-def test_indexed_search_equals_the_scan_and_the_model(
+def test_indexed_search_equals_the_model(
     reader: Session, reference_day: date, oracle: Oracle, data: st.DataObject
 ) -> None:
     q = data.draw(_queries(oracle.names), label="q")
@@ -413,9 +391,6 @@ def test_indexed_search_equals_the_scan_and_the_model(
     state = data.draw(st.sampled_from([None, "CA", "CO", "NY"]), label="state")
     found = _search_all(reader, reference_day, q, kind, state)
     assert found == _keys(oracle.expected(q, kind, state))
-    if oracle.substring(q, kind, state):
-        with _scan_only():
-            assert _search_all(reader, reference_day, q, kind, state) == found
 
 
 # --- the Python trigrams are pg_trgm's -----------------------------------------------------------
