@@ -10,7 +10,7 @@ from typing import Any
 from flask import Flask, g, request
 
 from graphql_schema import GRAPHQL_PATH, init_graphql, is_ide_request
-from models.db import make_engine, make_session_factory, request_engine
+from models.db import make_engines, make_session_factory
 from rest import init_rest, is_api_path
 from rest.auth import init_auth
 from rest.caching import Expiring, KeyCache, PageCache
@@ -40,7 +40,8 @@ from service.config import Settings
 from service.dataset import data_version
 from service.geo import warm_zip_index
 
-ENGINE_EXTENSION = "cds.engine"
+ENGINE_EXTENSION = "cds.engine"  # loads and commands
+REQUEST_ENGINE_EXTENSION = "cds.request_engine"  # request sessions and /health
 
 
 class ServiceFlask(Flask):
@@ -132,7 +133,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         results=PageCache(page_cache_bytes),
         replayable=mark_replayable,
     )
-    init_health(app, engine=app.extensions[ENGINE_EXTENSION], limiter=limiter)
+    init_health(app, engine=app.extensions[REQUEST_ENGINE_EXTENSION], limiter=limiter)
     init_docs(app)
     warm_zip_index()
     app.wsgi_app = ReplayLane(  # type: ignore[method-assign]
@@ -174,16 +175,24 @@ def _init_database(app: Flask) -> None:
     if url.startswith(f"sqlite:///{app.instance_path}"):
         # The default database file lives in the instance folder, which may not exist yet.
         os.makedirs(app.instance_path, exist_ok=True)
-    engine = make_engine(
+    engine, requests = make_engines(
         url,
         connect_timeout_s=app.config["DB_CONNECT_TIMEOUT_S"],
         statement_timeout_ms=app.config["DB_STATEMENT_TIMEOUT_MS"],
     )
     app.extensions[ENGINE_EXTENSION] = engine
-    app.extensions[SESSIONS_EXTENSION] = make_session_factory(request_engine(engine))
+    app.extensions[REQUEST_ENGINE_EXTENSION] = requests
+    app.extensions[SESSIONS_EXTENSION] = make_session_factory(requests)
 
     @app.teardown_appcontext
     def close_session(_exc: BaseException | None) -> None:
         session = g.pop("db_session", None)
         if session is not None:
             session.close()
+
+
+def dispose_engines(app: Flask, *, close: bool = True) -> None:
+    """Close the app's pooled database connections (both engines); ``close=False`` only
+    forgets them (a forked worker must not use or close its parent's connections)."""
+    for name in (ENGINE_EXTENSION, REQUEST_ENGINE_EXTENSION):
+        app.extensions[name].dispose(close=close)

@@ -131,8 +131,9 @@ def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
 def post_fork(server, worker) -> None:  # type: ignore[no-untyped-def]
     """With preload, drop database connections inherited from the master process."""
     if server.cfg.preload_app:
-        app = server.app.wsgi()
-        app.extensions["cds.engine"].dispose(close=False)
+        from app import dispose_engines
+
+        dispose_engines(server.app.wsgi(), close=False)
 
 
 def child_exit(server, worker) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from app import ENGINE_EXTENSION, create_app
+from app import ENGINE_EXTENSION, create_app, dispose_engines
 from models.db import make_engine
 from rest.db import SESSIONS_EXTENSION
 from seed import generate, load_dataset
@@ -100,7 +100,7 @@ def main() -> None:
     rest_calls = _median_ms(args.repeat // 4 or 1, lambda: _rest_equivalent(client, headers))
     print(f"{'graphql nested page (20)':<26}{200:>7}{nested:>11.2f}")
     print(f"{'same data over REST (22)':<26}{200:>7}{rest_calls:>11.2f}")
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
     access_log.close()
 
 

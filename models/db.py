@@ -1,6 +1,7 @@
 """Engine and session factory construction, including SQLite connection pragmas."""
 
 import time
+from typing import Any
 
 import orjson
 from sqlalchemy import Engine, create_engine, event, exc
@@ -20,12 +21,15 @@ def make_engine(
     connect_timeout_s: int = 3,
     statement_timeout_ms: int = 5_000,
     ping_after_idle_s: float = PING_AFTER_IDLE_S,
+    autocommit: bool = False,
 ) -> Engine:
     """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases.
 
     PostgreSQL connections give up connecting after ``connect_timeout_s`` and cancel any
     statement running longer than ``statement_timeout_ms``, so a sick database frees workers.
-    A pooled connection idle for ``ping_after_idle_s`` is checked before reuse.
+    A pooled connection idle for ``ping_after_idle_s`` is checked before reuse. With
+    ``autocommit`` (PostgreSQL only) every connection of the pool runs each statement in a
+    transaction of its own, and nothing is rolled back when it returns to the pool.
     """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
@@ -47,12 +51,16 @@ def make_engine(
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)} "
         "-c plan_cache_mode=force_generic_plan",
     }
+    transactions: dict = (
+        {"isolation_level": "AUTOCOMMIT", "skip_autocommit_rollback": True} if autocommit else {}
+    )
     engine = create_engine(
         url,
         echo=echo,
         pool_timeout=connect_timeout_s,
         connect_args=connect_args,
         json_deserializer=orjson.loads,
+        **transactions,
     )
     _ping_when_idle(engine, ping_after_idle_s)
     return engine
@@ -100,11 +108,18 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
 
 
-def request_engine(engine: Engine) -> Engine:
-    """The engine request sessions use (same pool). On PostgreSQL every statement runs in a
-    transaction of its own (autocommit): it reads the latest committed data, as it would in the
-    default READ COMMITTED transaction, without a BEGIN and a ROLLBACK round trip per request.
-    Loads keep their single transaction: they use ``engine`` itself."""
-    if engine.dialect.name == "postgresql":
-        return engine.execution_options(isolation_level="AUTOCOMMIT")
-    return engine
+def make_engines(url: str, **options: Any) -> tuple[Engine, Engine]:
+    """(the engine for loads and commands, the engine request sessions use), both built by
+    :func:`make_engine` with ``options``.
+
+    On PostgreSQL the request engine is a pool of its own whose connections are autocommit
+    from birth: every statement runs in a transaction of its own and reads the latest committed
+    data, as it would in the default READ COMMITTED transaction, without a BEGIN and a ROLLBACK
+    round trip per request, and without switching a shared connection into autocommit and back
+    on every checkout (four driver calls per request). Loads keep their single transaction on
+    the first engine, which a serving worker never opens. On SQLite both are the same engine.
+    """
+    engine = make_engine(url, **options)
+    if engine.dialect.name != "postgresql":
+        return engine, engine
+    return engine, make_engine(url, autocommit=True, **options)

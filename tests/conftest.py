@@ -15,7 +15,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
-from app import ENGINE_EXTENSION, create_app
+from app import REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
 from models.db import make_engine, make_session_factory
 from seed import generate, load_dataset
 from service import keys
@@ -106,7 +106,7 @@ def session(engine: Engine) -> Iterator[Session]:
 def app(tiny_db_url: str) -> Iterator[Flask]:
     app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url})
     yield app
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
 
 
 @pytest.fixture
@@ -121,7 +121,7 @@ def make_app(tiny_db_url: str) -> Iterator[Callable[..., Flask]]:
 
     yield make
     for app in created:
-        app.extensions[ENGINE_EXTENSION].dispose()
+        dispose_engines(app)
 
 
 @pytest.fixture(scope="session")
@@ -170,7 +170,7 @@ def api(client: FlaskClient, api_keys: dict[str, str]) -> Api:
 @contextmanager
 def _recorded_statements(app: Flask) -> Iterator[list[str]]:
     seen: list[str] = []
-    engine = app.extensions[ENGINE_EXTENSION]
+    engine = app.extensions[REQUEST_ENGINE_EXTENSION]
 
     def record(_conn, _cursor, statement, *_args) -> None:
         seen.append(statement)

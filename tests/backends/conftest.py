@@ -20,7 +20,7 @@ from flask import Flask
 from sqlalchemy import Engine, func, select
 from sqlalchemy.engine import URL, make_url
 
-from app import ENGINE_EXTENSION, create_app
+from app import ENGINE_EXTENSION, create_app, dispose_engines
 from models import Base
 from models.db import make_engine
 from rest.db import SESSIONS_EXTENSION
@@ -150,7 +150,7 @@ class BackendPool:
 
     def close(self) -> None:
         for backend in self._built.values():
-            backend.engine.dispose()
+            dispose_engines(backend.app)
         self._built.clear()
         for database in self._scratch_databases:
             _admin(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from sqlalchemy import inspect, text
 
-from app import ENGINE_EXTENSION, create_app
+from app import create_app, dispose_engines
 from models.db import make_engine, make_session_factory
 from seed import Dataset, load_dataset
 from service import keys
@@ -383,7 +383,7 @@ def test_a_revoked_key_fails_in_every_worker_once_the_state_ttl_passes(server: S
             args=["keys", "revoke", str(doomed.record.id)]
         )
     finally:
-        operator_app.extensions[ENGINE_EXTENSION].dispose()
+        dispose_engines(operator_app)
     assert result.exit_code == 0, result.output
     assert result.output.strip() == f"Revoked key #{doomed.record.id}."
 

@@ -6,8 +6,8 @@ from datetime import date
 import pytest
 from sqlalchemy import create_engine, text
 
-from app import ENGINE_EXTENSION, create_app
-from models.db import make_engine, make_session_factory, request_engine
+from app import ENGINE_EXTENSION, REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
+from models.db import make_engine, make_session_factory
 from seed import generate, load_dataset
 from service.filters import SearchQuery
 from service.paging import PageRequest
@@ -27,8 +27,17 @@ def test_request_sessions_autocommit_while_the_engine_keeps_transactions(
             assert session.scalar(text("SHOW plan_cache_mode")) == "force_generic_plan"
         with app.extensions[ENGINE_EXTENSION].connect() as conn:
             assert conn.connection.dbapi_connection.autocommit is False
+        # The request pool's connections stay autocommit when they go back (nothing switches
+        # them per checkout), and the loads' pool is a different one.
+        with app.extensions[REQUEST_ENGINE_EXTENSION].connect() as conn:
+            pooled = conn.connection.dbapi_connection
+        assert pooled.autocommit is True
+        assert (
+            app.extensions[REQUEST_ENGINE_EXTENSION].pool
+            is not app.extensions[ENGINE_EXTENSION].pool
+        )
     finally:
-        app.extensions[ENGINE_EXTENSION].dispose()
+        dispose_engines(app)
 
 
 def test_the_similarity_threshold_ignores_a_different_server_default(
@@ -46,9 +55,11 @@ def test_the_similarity_threshold_ignores_a_different_server_default(
             )
         admin.dispose()
         engine.dispose()  # new connections pick up the database default
-        with make_session_factory(request_engine(engine))() as session:
+        requests = make_engine(postgres_scratch_url, autocommit=True)
+        with make_session_factory(requests)() as session:
             shown = session.scalar(text("SHOW pg_trgm.similarity_threshold"))
             found = search(session, SearchQuery.create(q="blue dreem"), PageRequest(), today=today)
+        requests.dispose()
         assert float(shown) == 0.3
         # similarity("blue dreem", "Blue Dream") is 8/14: below 0.9, above the documented 0.3.
         assert "Blue Dream" in [hit.name for hit in found.items]

@@ -7,7 +7,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select
 
-from app import create_app
+from app import create_app, dispose_engines
 from models import ApiKey, DatasetInfo, Deal, Strain
 from service import keys
 
@@ -17,7 +17,7 @@ def fresh_app(tmp_path: Path) -> Flask:
     """An app on an empty SQLite file of its own."""
     app = create_app({"TESTING": True, "DATABASE_URL": f"sqlite:///{tmp_path / 'cli.db'}"})
     yield app
-    app.extensions["cds.engine"].dispose()
+    dispose_engines(app)
 
 
 def _scalar(app: Flask, stmt):

@@ -8,7 +8,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import text
 
-from app import ENGINE_EXTENSION, create_app
+from app import create_app, dispose_engines
 from models.db import make_engine
 from rest.db import request_session
 from seed import generate, load_dataset
@@ -78,7 +78,7 @@ def test_an_unreadable_sqlite_file_gives_503(tmp_path: Path, content: bytes | No
     app = create_app({"DATABASE_URL": url})
     for response in _all_endpoints(app):
         _assert_unavailable(response)
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def postgres_app(postgres_forwarder) -> tuple[Flask, str]:
         key = keys.create_key(db, tier="enterprise", hourly_limit=10**6).plaintext
         db.commit()
     yield app, key
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
 
 
 @pytest.mark.postgres

@@ -9,7 +9,7 @@ import pytest
 import redis
 from flask import Flask
 
-from app import ENGINE_EXTENSION, create_app
+from app import create_app, dispose_engines
 from models.db import make_engine
 from seed import generate, load_dataset
 from service import keys
@@ -26,7 +26,7 @@ def redis_app(tmp_path: Path, redis_server) -> tuple[Flask, str]:
         key = keys.create_key(db, tier="free", name="redis").plaintext
         db.commit()
     yield app, key
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
 
 
 def _quota_keys(server) -> list[bytes]:
@@ -81,7 +81,7 @@ def test_requests_through_flask_are_charged_in_one_round_trip_too(
         answers = [client.get(f"/api/v1/laws/{code}", headers=headers) for code in ("ID", "NV")]
         graphql = client.post("/graphql", json={"query": "{ laws { stateCode } }"}, headers=headers)
     finally:
-        app.extensions[ENGINE_EXTENSION].dispose()
+        dispose_engines(app)
     assert [a.headers["X-RateLimit-Remaining"] for a in answers] == ["998", "997"]
     assert graphql.get_json()["extensions"]["rateLimit"]["remaining"] == 996
     assert graphql.headers["X-RateLimit-Remaining"] == "996"

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import pytest
 from flask import Flask
 
-from app import ENGINE_EXTENSION, create_app
+from app import create_app, dispose_engines
 from rest.db import SESSIONS_EXTENSION
 from service import keys
 
@@ -29,7 +29,7 @@ def fuzz_app(tiny_db_url: str) -> Iterator[Flask]:
     """An app for a whole module: its in-memory quota counters live as long as the module."""
     app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url})
     yield app
-    app.extensions[ENGINE_EXTENSION].dispose()
+    dispose_engines(app)
 
 
 @pytest.fixture(scope="module")
