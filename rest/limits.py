@@ -8,7 +8,9 @@ of up to ``limit`` timestamps per key and walks it in Redis.
 """
 
 import time
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Any
 
 from flask import Flask, current_app, g, request
 from flask_limiter import ApplicationLimit, Limiter
@@ -131,20 +133,42 @@ def init_limits(app: Flask, limiter: Limiter) -> None:
     """Attach the limiter to the app (register the auth hook before calling this).
 
     A request rest.quota already charged is exempt from the limiter (``_not_metered``), but
-    the limiter's hook still resolves its limits, meta limits and exemption scopes before it
-    finds nothing to check: the hook is wrapped so that such a request skips it entirely.
+    the limiter's hooks would still run for it: the before-request check resolves its limits,
+    meta limits and exemption scopes before it finds nothing to check, and the after-request
+    and teardown hooks build and clear a per-request context the check never filled. Each is
+    wrapped so that such a request skips it; every other request runs it as before.
     """
     limiter.init_app(app)
-    hooks = app.before_request_funcs[None]
-    check = limiter._check_request_limit
-    if check in hooks:
-        position = hooks.index(check)
+    check, release = limiter._check_request_limit, limiter._Limiter__release_context
+    inject = Limiter._Limiter__inject_headers  # registered as partial(inject, limiter)
+    _unless_charged(app.before_request_funcs[None], lambda hook: hook == check)
+    _unless_charged(
+        app.after_request_funcs[None],
+        lambda hook: getattr(hook, "func", None) is inject,
+        passes_response=True,
+    )
+    _unless_charged(app.teardown_request_funcs[None], lambda hook: hook == release)
 
-        def check_unless_charged() -> None:
-            if g.get(CHARGED) is None:
-                check()
 
-        hooks[position] = check_unless_charged
+def _unless_charged(
+    hooks: list[Callable[..., Any]],
+    is_it: Callable[[Callable[..., Any]], bool],
+    *,
+    passes_response: bool = False,
+) -> None:
+    """Replace the first hook in ``hooks`` that ``is_it`` accepts with one that runs it only
+    for requests rest.quota did not charge. ``passes_response``: an after-request hook, which
+    hands the response on either way."""
+    original = next((hook for hook in hooks if is_it(hook)), None)
+    if original is None:
+        return
+
+    def skipped_when_charged(*args: Any) -> Any:
+        if g.get(CHARGED) is not None:
+            return args[0] if passes_response else None
+        return original(*args)
+
+    hooks[hooks.index(original)] = skipped_when_charged
 
 
 def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:

@@ -55,17 +55,20 @@ def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
     assert asked == []
 
 
-def test_the_limiter_hook_runs_only_for_requests_the_quota_did_not_charge(
-    make_app, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "hook", ["_check_request_limit", "_Limiter__inject_headers", "_Limiter__release_context"]
+)
+def test_the_limiter_hooks_run_only_for_requests_the_quota_did_not_charge(
+    make_app, monkeypatch: pytest.MonkeyPatch, hook: str
 ) -> None:
     entered = []
-    original = Limiter._check_request_limit
+    original = getattr(Limiter, hook)
 
     def spy(self, *args, **kwargs):
         entered.append(request.path)
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(Limiter, "_check_request_limit", spy)
+    monkeypatch.setattr(Limiter, hook, spy)
     app: Flask = make_app(PAGE_CACHE_MB=0)
     with app.extensions[SESSIONS_EXTENSION]() as db:
         key = keys.create_key(db, tier="enterprise", hourly_limit=1).plaintext
@@ -74,4 +77,5 @@ def test_the_limiter_hook_runs_only_for_requests_the_quota_did_not_charge(
     first = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
     assert (first.status_code, entered) == (200, [])  # charged ahead: the hook is skipped
     second = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
-    assert (second.status_code, entered) == (429, ["/api/v1/laws/CA"])  # the hook refuses it
+    assert (second.status_code, entered) == (429, ["/api/v1/laws/CA"])  # the limiter refuses it
+    assert second.headers["Retry-After"]  # with the limiter's own headers
