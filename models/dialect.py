@@ -475,6 +475,12 @@ class SearchSql:
         """Values for :meth:`contains`; ``needle`` is the lower-case query."""
         return {}
 
+    def total(self, counting: Select[Any], *, selective: bool) -> ColumnElement[int]:
+        """A column for a search page that carries the count of all its matches: a window
+        over the matches, which the index has found anyway (``counting`` is that count as a
+        statement of its own; ``selective``: nearly every entry the index finds matches)."""
+        return func.count().over()
+
     def similar(self, entry_id: ColumnElement[int], folded: ColumnElement[str]) -> Similarity:
         """Fuzzy-match terms for the entries (call once per statement)."""
         raise NotImplementedError
@@ -512,6 +518,17 @@ class _SqliteSearch(SearchSql):
 
     def substring_params(self, needle: str) -> dict[str, Any]:
         return {"phrase": '"' + needle.replace('"', '""') + '"'}  # an FTS5 string: all literal
+
+    def total(self, counting: Select[Any], *, selective: bool) -> ColumnElement[int]:
+        # A window makes SQLite keep every match, then sort them all for the page; with the
+        # count as a subquery of its own (run once) it keeps only the page's rows while
+        # sorting: 180 instead of 265 µs for a query with 319 matches, 2.8 instead of 4.2 ms
+        # for a two-character one with 4,135. That runs the lookup twice, which costs more
+        # than it saves when most entries found are then filtered out (a state's deals) or
+        # scored (the typo fallback): those keep the window, as PostgreSQL does for all.
+        if not selective:
+            return func.count().over()
+        return counting.scalar_subquery().correlate(None)
 
     def similar(self, entry_id: ColumnElement[int], folded: ColumnElement[str]) -> Similarity:
         hits = func.count().label("hits")

@@ -119,8 +119,11 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
             (_ENTRY.words.like(_WHOLE_WORD, escape=LIKE_ESCAPE), 2),
             else_=3,
         )
-    # An index finds the matches, so they are at hand: the page counts them too (a window).
-    columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name, func.count().over()]
+    # An index finds the matches, so they are at hand: the page counts them too.
+    counting = select(func.count()).select_from(_ENTRY).where(*where)
+    # Without a state, most entries the index finds are matches (the typo fallback aside).
+    selective = not (shape.fuzzy or shape.scoped)
+    columns = [_ENTRY.kind, _ENTRY.key, _ENTRY.name, sql.total(counting, selective=selective)]
     page = (
         select(*columns)
         .where(*where)
@@ -128,7 +131,7 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
         .limit(_LIMIT)
         .offset(_OFFSET)
     )
-    return page, select(func.count()).select_from(_ENTRY).where(*where)
+    return page, counting
 
 
 def _page(
