@@ -1,5 +1,6 @@
 """Engine and session factory construction, including SQLite connection pragmas."""
 
+import math
 import time
 from typing import Any
 
@@ -91,8 +92,32 @@ def _ping_when_idle(engine: Engine, idle_s: float) -> None:
             raise exc.DisconnectionError("pooled connection failed its ping") from error
 
 
+# The math functions distances use (service.geo.miles_sql), for an SQLite built without its own.
+MATH_FUNCTIONS = {"sin": math.sin, "cos": math.cos, "asin": math.asin, "sqrt": math.sqrt}
+
+
+def ensure_math_functions(dbapi_connection: Any, *, replace: bool = False) -> bool:
+    """Give an SQLite connection ``sin``, ``cos``, ``asin`` and ``sqrt`` from Python's math
+    module when its library was built without SQLITE_ENABLE_MATH_FUNCTIONS (or always, with
+    ``replace``). Both are the C library's functions, so the results are the same. True when
+    they were registered."""
+    cursor = dbapi_connection.cursor()
+    try:
+        built_in = cursor.execute(
+            "SELECT sqlite_compileoption_used('ENABLE_MATH_FUNCTIONS')"
+        ).fetchone()[0]
+    finally:
+        cursor.close()
+    if built_in and not replace:
+        return False
+    for name, function in MATH_FUNCTIONS.items():
+        dbapi_connection.create_function(name, 1, function, deterministic=True)
+    return True
+
+
 def _sqlite_pragmas(*, wal: bool):
     def on_connect(dbapi_connection, _record) -> None:
+        ensure_math_functions(dbapi_connection)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
         if wal:

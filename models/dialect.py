@@ -191,6 +191,37 @@ def _names_in_order(element: names_in_order, compiler: Any, **kw: Any) -> str:
     )
 
 
+class smaller_of(SqlColumnElement[Any]):
+    """The smaller of two numbers, each evaluated once: ``least`` on PostgreSQL, the two-argument
+    ``min`` on SQLite (where ``least`` does not exist)."""
+
+    inherit_cache = True
+    _traverse_internals: ClassVar = [
+        ("first", InternalTraversal.dp_clauseelement),
+        ("second", InternalTraversal.dp_clauseelement),
+    ]
+    type = Float()
+
+    def __init__(self, first: SqlColumnElement[Any], second: SqlColumnElement[Any]) -> None:
+        self.first, self.second = first, second
+
+    @property
+    def _from_objects(self) -> list[Any]:
+        return [*self.first._from_objects, *self.second._from_objects]
+
+
+@compiles(smaller_of)
+def _least(element: smaller_of, compiler: Any, **kw: Any) -> str:
+    return (
+        f"least({compiler.process(element.first, **kw)}, {compiler.process(element.second, **kw)})"
+    )
+
+
+@compiles(smaller_of, "sqlite")
+def _sqlite_min(element: smaller_of, compiler: Any, **kw: Any) -> str:
+    return f"min({compiler.process(element.first, **kw)}, {compiler.process(element.second, **kw)})"
+
+
 # --- search: the structures --------------------------------------------------------------------
 
 # pg_trgm's default similarity threshold, kept exact (0.3 is not exact as a float).

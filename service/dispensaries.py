@@ -6,15 +6,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Float, Select, bindparam, func, select
+from sqlalchemy import Float, Integer, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
 
 from .errors import NotFound
 from .filters import DispensaryFilters
-from .geo import Point, bounding_box, miles_from
-from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
+from .geo import Point, bounding_box, miles_sql, origin_terms
+from .paging import Listing, Page, PageRequest, fetch_page, top_per_parent
 
 REVIEWS_SHOWN = 20
 MENU_MAX = 100  # no demo menu is longer; a cap keeps imported data from bloating a page
@@ -99,8 +99,11 @@ def _listing(compared: tuple[str, ...]) -> Listing:
 
 
 @lru_cache(maxsize=64)
-def _nearby_statements(compared: tuple[str, ...]) -> tuple[Select[Any], Select[Any]]:
-    """(candidates inside a bounding box, the listed columns of given ids)."""
+def _nearby_listing(compared: tuple[str, ...]) -> Listing:
+    """Nearest first within ``:radius`` miles. A bounding box narrows the rows through the
+    (lat, lng) index and the exact great-circle distance (service.geo.miles_sql) decides, for
+    narrow rows (id, name key, distance) computed once each; only the page's rows are then
+    joined for the listed columns."""
     box = (
         Dispensary.lat.between(
             bindparam("min_lat", type_=Float), bindparam("max_lat", type_=Float)
@@ -109,11 +112,28 @@ def _nearby_statements(compared: tuple[str, ...]) -> tuple[Select[Any], Select[A
             bindparam("min_lng", type_=Float), bindparam("max_lng", type_=Float)
         ),
     )
-    candidates = select(Dispensary.id, Dispensary.sort_key, Dispensary.lat, Dispensary.lng).where(
-        *_compared_where(compared), *box
+    miles = miles_sql(Dispensary.lat, Dispensary.lng).label("distance")
+    near = (
+        select(Dispensary.id, Dispensary.sort_key, miles)
+        .where(*_compared_where(compared), *box)
+        .subquery("near")
     )
-    chosen = select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
-    return candidates, chosen
+    within = near.c.distance <= bindparam("radius", type_=Float)
+    order = (near.c.distance, near.c.sort_key, near.c.id)
+    ranked = (
+        select(*near.c, func.count().over().label("total"))
+        .where(within)
+        .order_by(*order)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+        .subquery("ranked")
+    )
+    page = (
+        select(*LISTED, ranked.c.distance, ranked.c.total)
+        .join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
+        .order_by(ranked.c.distance, ranked.c.sort_key, ranked.c.id)
+    )
+    return Listing(page=page, count=select(func.count()).select_from(near).where(within))
 
 
 def list_dispensaries(
@@ -130,25 +150,21 @@ def list_dispensaries(
 def _list_nearby(
     session: Session, filters: DispensaryFilters, origin: Point, page: PageRequest
 ) -> Page[DispensaryRow]:
-    # A bounding box in SQL narrows the candidates cheaply (indexed lat/lng); the exact
-    # great-circle distance, radius test and ordering run on those few rows in Python.
     radius = filters.radius or 0.0
     min_lat, max_lat, min_lng, max_lng = bounding_box(origin, radius)
-    params = _compared(filters)
-    candidates, chosen = _nearby_statements(tuple(params))
-    box = {"min_lat": min_lat, "max_lat": max_lat, "min_lng": min_lng, "max_lng": max_lng}
-    miles = miles_from(origin)
-    ranked = sorted(
-        (distance, sort_key, id_)
-        for id_, sort_key, lat, lng in rows(session, candidates, {**params, **box})
-        if (distance := miles(lat, lng)) <= radius
-    )
-    window = ranked[page.offset : page.offset + page.limit]
-    found = {d.id: d for d in rows(session, chosen, {"ids": [w[2] for w in window]})}
-    items = [
-        DispensaryRow(*found[id_], distance=round(distance, 1)) for distance, _name, id_ in window
-    ]
-    return Page(items=items, total=len(ranked), limit=page.limit, offset=page.offset)
+    compared = _compared(filters)
+    params = {
+        **compared,
+        **origin_terms(origin),
+        "radius": radius,
+        "min_lat": min_lat,
+        "max_lat": max_lat,
+        "min_lng": min_lng,
+        "max_lng": max_lng,
+    }
+    result = fetch_page(session, _nearby_listing(tuple(compared)), params, page)
+    items = [DispensaryRow(*row[:-1], distance=round(row[-1], 1)) for row in result.items]
+    return replace(result, items=items)
 
 
 def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:

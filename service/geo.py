@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from functools import cache
 
 import zipcodes
+from sqlalchemy import ColumnElement, Float, bindparam, func, literal
+
+from models.dialect import smaller_of
 
 from .errors import InvalidParameter
 
@@ -72,19 +75,50 @@ def haversine_miles(a: Point, b: Point) -> float:
     return miles_from(a)(b.lat, b.lng)
 
 
+# What math.radians multiplies by; the distance below is written with it in the same order of
+# operations as :func:`miles_sql`, so that Python and the database give the very same floats.
+PER_DEGREE = math.pi / 180
+_TWICE_RADIUS = 2 * EARTH_RADIUS_MILES
+
+
+def origin_terms(origin: Point) -> dict[str, float]:
+    """The origin's part of the distance, worked out once: the bind parameters of
+    :func:`miles_sql` (its latitude in radians, that latitude's cosine, its longitude)."""
+    lat = origin.lat * PER_DEGREE
+    return {"origin_lat": lat, "origin_cos": math.cos(lat), "origin_lng": origin.lng}
+
+
 def miles_from(origin: Point) -> Callable[[float, float], float]:
-    """The great-circle distance in statute miles from ``origin`` to a latitude and longitude,
-    with the origin's own terms worked out once (a proximity search measures many points)."""
-    lat1 = math.radians(origin.lat)
-    cos1, lng1 = math.cos(lat1), origin.lng
-    radians, sin, cos, asin, sqrt = math.radians, math.sin, math.cos, math.asin, math.sqrt
+    """The great-circle distance (haversine) in statute miles from ``origin`` to a latitude
+    and longitude, with the origin's own terms worked out once."""
+    terms = origin_terms(origin)
+    lat1, cos1, lng1 = terms["origin_lat"], terms["origin_cos"], terms["origin_lng"]
+    sin, cos, asin, sqrt = math.sin, math.cos, math.asin, math.sqrt
 
     def miles(lat: float, lng: float) -> float:
-        lat2 = radians(lat)
-        h = sin((lat2 - lat1) / 2) ** 2 + cos1 * cos(lat2) * sin(radians(lng - lng1) / 2) ** 2
-        return 2 * EARTH_RADIUS_MILES * asin(min(1.0, sqrt(h)))
+        a = sin((lat * PER_DEGREE - lat1) * 0.5)
+        b = sin((lng - lng1) * PER_DEGREE * 0.5)
+        h = a * a + cos1 * cos(lat * PER_DEGREE) * b * b
+        return _TWICE_RADIUS * asin(min(1.0, sqrt(h)))
 
     return miles
+
+
+def miles_sql(lat: ColumnElement[float], lng: ColumnElement[float]) -> ColumnElement[float]:
+    """:func:`miles_from` as SQL over the columns ``lat`` and ``lng``, from the origin given by
+    the bind parameters of :func:`origin_terms`: the same operations in the same order, each
+    the C library's (SQLite's and PostgreSQL's sin, cos, asin and sqrt are libm's, as Python's
+    are), so the database orders, filters and reports exactly the distances Python computes."""
+    lat1 = bindparam("origin_lat", type_=Float)
+    cos1 = bindparam("origin_cos", type_=Float)
+    lng1 = bindparam("origin_lng", type_=Float)
+    per_degree = literal(PER_DEGREE, Float)
+    half = literal(0.5, Float)  # halving, exact like Python's, without SQL's division rules
+    a = func.sin((lat * per_degree - lat1) * half)
+    b = func.sin((lng - lng1) * per_degree * half)
+    h = a * a + cos1 * func.cos(lat * per_degree) * b * b
+    capped = smaller_of(literal(1.0, Float), func.sqrt(h))
+    return literal(_TWICE_RADIUS, Float) * func.asin(capped)
 
 
 def bounding_box(center: Point, radius_miles: float) -> tuple[float, float, float, float]:
