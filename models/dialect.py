@@ -1,6 +1,7 @@
 """The one place for SQL that differs between SQLite and PostgreSQL.
 
-Bulk loading: sequences and transactional DDL. Planning: :class:`tested_per_row`. Search: the
+Bulk loading: sequences and transactional DDL. Planning: :class:`tested_per_row`. Arithmetic:
+:class:`smaller_of`. Search: the
 search entries (models.search), the index over them that makes name search fast and typo
 tolerant, how both are rebuilt after each load and how they are queried.
 
@@ -22,7 +23,6 @@ from typing import Any, ClassVar
 
 from sqlalchemy import (
     DDL,
-    JSON,
     Column,
     ColumnElement,
     Connection,
@@ -126,69 +126,6 @@ def _plain_column(element: tested_per_row, compiler: Any, **kw: Any) -> str:
 @compiles(tested_per_row, "sqlite")
 def _sqlite_unindexed_column(element: tested_per_row, compiler: Any, **kw: Any) -> str:
     return "+" + compiler.process(element.column, **kw)
-
-
-class names_in_order(SqlColumnElement[Any]):
-    """The JSON array of ``name`` over the rows of ``name``'s table whose ``owner`` column
-    equals ``outer`` (a column of the enclosing query), in ``position`` order: a strain's
-    effects, say, as one column of the strain's own row rather than a statement of their own.
-
-    PostgreSQL orders inside the aggregate (``json_agg(... ORDER BY ...)``); SQLite before 3.44
-    cannot, and aggregates an ordered subquery instead (which it never flattens into an
-    aggregate). No rows give ``[]``.
-    """
-
-    inherit_cache = True
-    _traverse_internals: ClassVar = [
-        ("name", InternalTraversal.dp_clauseelement),
-        ("position", InternalTraversal.dp_clauseelement),
-        ("owner", InternalTraversal.dp_clauseelement),
-        ("outer", InternalTraversal.dp_clauseelement),
-    ]
-    type = JSON()
-
-    def __init__(
-        self,
-        name: SqlColumnElement[Any],
-        position: SqlColumnElement[Any],
-        owner: SqlColumnElement[Any],
-        outer: SqlColumnElement[Any],
-    ) -> None:
-        self.name, self.position, self.owner, self.outer = name, position, owner, outer
-
-    @property
-    def _from_objects(self) -> list[Any]:
-        return self.outer._from_objects  # the names' table stays inside the subquery
-
-
-def _names_parts(element: names_in_order, compiler: Any, **kw: Any) -> tuple[str, ...]:
-    quote = compiler.preparer.quote
-    table = compiler.preparer.format_table(element.name.table)
-    return (
-        table,
-        f"{table}.{quote(element.name.name)}",
-        f"{table}.{quote(element.position.name)}",
-        f"{table}.{quote(element.owner.name)}",
-        compiler.process(element.outer, **kw),
-    )
-
-
-@compiles(names_in_order, "postgresql")
-def _pg_names_in_order(element: names_in_order, compiler: Any, **kw: Any) -> str:
-    table, name, position, owner, outer = _names_parts(element, compiler, **kw)
-    return (
-        f"(SELECT coalesce(json_agg({name} ORDER BY {position}), '[]'::json) "
-        f"FROM {table} WHERE {owner} = {outer})"
-    )
-
-
-@compiles(names_in_order)
-def _names_in_order(element: names_in_order, compiler: Any, **kw: Any) -> str:
-    table, name, position, owner, outer = _names_parts(element, compiler, **kw)
-    return (
-        f"(SELECT json_group_array(listed.name) FROM (SELECT {name} AS name FROM {table} "
-        f"WHERE {owner} = {outer} ORDER BY {position}) AS listed)"
-    )
 
 
 class smaller_of(SqlColumnElement[Any]):

@@ -1,6 +1,6 @@
 """Strains and their multi-valued traits (effects, flavors, terpenes)."""
 
-from sqlalchemy import CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import JSON, CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base, Timestamped, sort_key_from_name, sort_key_type
@@ -33,6 +33,11 @@ class Strain(Timestamped, Base):
     description: Mapped[str] = mapped_column(Text)
     rating: Mapped[float] = mapped_column(Float)
     review_count: Mapped[int] = mapped_column(Integer)
+    # The names of the strain's effects and flavors in position order: copies of its trait rows
+    # (which the filters use), set by every load (seed.generate.Dataset.tables), so that a list
+    # page reads them with the strain's own row instead of aggregating trait rows per strain.
+    effect_list: Mapped[list[str]] = mapped_column(JSON)
+    flavor_list: Mapped[list[str]] = mapped_column(JSON)
 
     effects: Mapped[list["StrainEffect"]] = relationship(
         order_by="StrainEffect.position", cascade="all, delete-orphan", lazy="raise"

@@ -1,6 +1,6 @@
 """HTTP plumbing shared by every route: CORS, compression, safe content-type headers."""
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from flask_compress import Compress
 from flask_cors import CORS
 
@@ -44,6 +44,7 @@ def init_http(app: Flask, *, origins: list[str] | str) -> None:
         methods=["GET", "HEAD", "POST", "OPTIONS"],
         max_age=600,
     )
+    _remember_cors_headers(app)
 
     @app.after_request
     def no_sniffing(response: Response) -> Response:
@@ -60,3 +61,51 @@ def init_http(app: Flask, *, origins: list[str] | str) -> None:
         elif response.status_code != 429:
             response.headers.pop("Retry-After", None)
         return response
+
+
+# Distinct (route, Origin) pairs whose CORS headers are kept; others are worked out each time.
+CORS_MEMORY = 256
+
+
+def _remember_cors_headers(app: Flask) -> None:
+    """Wrap flask-cors's after-request hook so that each (route, Origin) pair has its headers
+    worked out once. For a request that is not a preflight (and asks nothing of private
+    networks), the headers flask-cors appends depend only on the resource the path falls under,
+    which a route decides, and on the Origin header; matching the path against its resources
+    and the origin against the allowed ones on every request cost more than all the app's
+    other response hooks together. Anything else still goes to flask-cors itself."""
+    hooks = app.after_request_funcs[None]
+    original = next(
+        (hook for hook in hooks if getattr(hook, "__name__", None) == "cors_after_request"), None
+    )
+    if original is None:
+        return
+    known: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
+
+    def cors_headers(response: Response) -> Response:
+        rule = request.url_rule
+        if (
+            rule is None
+            or request.method == "OPTIONS"
+            or PRIVATE_NETWORK_REQUEST in request.headers
+            or ALLOW_ORIGIN in response.headers
+        ):
+            return original(response)
+        key = (rule.rule, request.headers.get("Origin"))
+        added = known.get(key)
+        if added is None:
+            blank = Response()
+            present = len(blank.headers)
+            original(blank)  # flask-cors appends its headers to the ones a response starts with
+            added = list(blank.headers)[present:]
+            if len(known) < CORS_MEMORY:
+                known[key] = added
+        for name, value in added:
+            response.headers.add(name, value)
+        return response
+
+    hooks[hooks.index(original)] = cors_headers
+
+
+ALLOW_ORIGIN = "Access-Control-Allow-Origin"
+PRIVATE_NETWORK_REQUEST = "Access-Control-Request-Private-Network"

@@ -26,6 +26,8 @@ __all__ = [
 
 DEFAULT_SEED = 2026
 FACETED_TRAITS = ("strain_effects", "strain_flavors")
+# Strain column -> the trait table whose names it lists in order.
+LISTED_TRAITS = {"effect_list": "strain_effects", "flavor_list": "strain_flavors"}
 
 Row = dict[str, Any]
 
@@ -82,8 +84,9 @@ class Dataset:
     def tables(self) -> dict[str, list[Row]]:
         """Table name -> rows, in an order that satisfies foreign keys.
 
-        Effect and flavor rows get their strain's type, THC and CBD (models.strain explains
-        why); every load, seeded or imported, goes through here.
+        Effect and flavor rows get their strain's type, THC and CBD, and each strain the names
+        of its effects and flavors in position order (models.strain explains why); every load,
+        seeded or imported, goes through here.
         """
         tables = {name: getattr(self, name) for name in TABLES}
         facets = {
@@ -91,11 +94,26 @@ class Dataset:
         }
         for name in FACETED_TRAITS:
             tables[name] = [{**row, **facets[row["strain_id"]]} for row in tables[name]]
+        listed = {
+            column: _names_by_strain(getattr(self, name)) for column, name in LISTED_TRAITS.items()
+        }
+        tables["strains"] = [
+            {**s, **{column: names.get(s["id"], []) for column, names in listed.items()}}
+            for s in self.strains
+        ]
         return tables
 
     def counts(self) -> dict[str, int]:
         """Table name -> number of rows."""
         return {name: len(rows) for name, rows in self.tables().items()}
+
+
+def _names_by_strain(rows: list[Row]) -> dict[int, list[str]]:
+    """Strain id -> its trait names in position order."""
+    ordered: dict[int, list[tuple[int, str]]] = {}
+    for row in rows:
+        ordered.setdefault(row["strain_id"], []).append((row["position"], row["name"]))
+    return {strain_id: [name for _, name in sorted(found)] for strain_id, found in ordered.items()}
 
 
 def _rng(seed: int, section: str) -> random.Random:

@@ -1,10 +1,10 @@
 """Limit/offset paging: bounds as named constants (the one source for both edges) and paginate()."""
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Integer, Row, Select, Subquery, bindparam, func, select
+from sqlalchemy import ColumnElement, Integer, Row, Select, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from .errors import InvalidParameter
@@ -108,19 +108,6 @@ class Listing:
             .offset(bindparam("offset", type_=Integer)),
             count=count,
         )
-
-    def per_page_row(
-        self,
-        columns: Callable[[Subquery], Sequence[Any]],
-        *,
-        order: Callable[[Subquery], Sequence[Any]],
-    ) -> "Listing":
-        """This listing with its page's columns replaced by ``columns(page)``, computed over
-        the page's rows (a subquery) in ``order(page)``: a per-row subquery among them then
-        runs for the page's rows only, where in the page statement itself PostgreSQL would run
-        it for every row the offset skips too. The total stays the last column."""
-        page = self.page.subquery("page")
-        return replace(self, page=select(*columns(page), page.c.total).order_by(*order(page)))
 
 
 def rows(session: Session, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[Row[Any]]:

@@ -1,8 +1,8 @@
 """Strain queries: filtered list pages, detail by slug, batch lookup.
 
 Strains come back as :class:`StrainRow` (columns and trait names, no ORM objects): the page or
-lookup is one statement built once per shape, each strain's effects and flavors (JSON arrays,
-models.dialect.names_in_order) and a page's total included.
+lookup is one statement built once per shape, each strain's effects and flavors (the lists its
+row keeps, see models.strain) and a page's total included.
 """
 
 import re
@@ -15,7 +15,7 @@ from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, se
 from sqlalchemy.orm import Session
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
-from models.dialect import names_in_order, tested_per_row
+from models.dialect import tested_per_row
 
 from .errors import NotFound
 from .filters import StrainFilters
@@ -39,21 +39,12 @@ COLUMNS = (
 )
 
 
-def _traits(strain_id: Any) -> tuple[Any, Any]:
-    """The effects and flavors, in their listed order, of the strain whose id is ``strain_id``
-    (a column of the enclosing statement)."""
-    return (
-        names_in_order(
-            StrainEffect.name, StrainEffect.position, StrainEffect.strain_id, strain_id
-        ).label("effects"),
-        names_in_order(
-            StrainFlavor.name, StrainFlavor.position, StrainFlavor.strain_id, strain_id
-        ).label("flavors"),
-    )
-
-
 # The columns of a StrainRow: COLUMNS, then the effects and flavors.
-LISTED = (*COLUMNS, *_traits(Strain.id))
+LISTED = (
+    *COLUMNS,
+    Strain.effect_list.label("effects"),
+    Strain.flavor_list.label("flavors"),
+)
 # Range filters: (filter name, column, comparison).
 _RANGES = (
     ("thc_min", Strain.thc, "__ge__"),
@@ -139,19 +130,11 @@ def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...]) -> Listing:
     order = (Strain.sort_key, Strain.id)
-    columns = (*COLUMNS, Strain.sort_key)
     if "effect" not in shape and "flavor" not in shape:
-        listing = Listing.of(columns, _where(shape, walking=False), order)
-    else:
-        # With a trait filter the page walks the name order, testing each strain, and stops
-        # once it is full; the count comes from the trait's own rows.
-        where = _where(shape, walking=True)
-        listing = Listing.of(columns, where, order, count=_trait_count(shape))
-    # The traits are gathered for the page's rows alone, not for the rows an offset skips.
-    return listing.per_page_row(
-        lambda page: (*(page.c[c.key] for c in COLUMNS), *_traits(page.c.id)),
-        order=lambda page: (page.c.sort_key, page.c.id),
-    )
+        return Listing.of(LISTED, _where(shape, walking=False), order)
+    # With a trait filter the page walks the name order, testing each strain, and stops once
+    # it is full; the count comes from the trait's own rows.
+    return Listing.of(LISTED, _where(shape, walking=True), order, count=_trait_count(shape))
 
 
 def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:

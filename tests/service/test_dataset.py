@@ -304,6 +304,22 @@ def test_filtered_traits_carry_their_strains_type_thc_and_cbd(
     assert [row for row in pairs if tuple(row[:3]) != tuple(row[3:])] == []
 
 
+@pytest.mark.parametrize(
+    ("model", "column"), [(StrainEffect, "effect_list"), (StrainFlavor, "flavor_list")]
+)
+def test_strains_list_their_traits_in_position_order(
+    session: Session, model: type[StrainEffect], column: str
+) -> None:
+    expected: dict[int, list[str]] = {}
+    for strain_id, name in session.execute(
+        select(model.strain_id, model.name).order_by(model.strain_id, model.position)
+    ):
+        expected.setdefault(strain_id, []).append(name)
+    listed = dict(session.execute(select(Strain.id, getattr(Strain, column))).all())
+    assert len(listed) == 5700
+    assert listed == {strain_id: expected.get(strain_id, []) for strain_id in listed}
+
+
 def test_deals_use_the_seven_categories_and_expire_around_the_reference_day(
     session: Session,
 ) -> None:

@@ -197,3 +197,37 @@ def test_the_pairs_revision_fills_postgresql_entries_built_before(
     postgres_scratch_url: str,
 ) -> None:
     _assert_pairs_are_filled_for_entries_built_before(postgres_scratch_url)
+
+
+def _assert_trait_lists_are_filled_for_strains_loaded_before(url: str) -> None:
+    """Strains loaded before the trait-lists revision get their effect and flavor names."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        with engine.connect() as conn:
+            loaded = conn.execute(select(Strain.id, Strain.effect_list, Strain.flavor_list)).all()
+        command.downgrade(_alembic(url), "c4d8a1f07e26")  # drops the lists, keeps the rows
+        with engine.connect() as conn:
+            columns = {c["name"] for c in inspect(conn).get_columns("strains")}
+        assert "effect_list" not in columns
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            filled = conn.execute(select(Strain.id, Strain.effect_list, Strain.flavor_list)).all()
+        assert sorted(filled) == sorted(loaded)
+        assert len(filled) > 100
+        assert all(effects and flavors for _, effects, flavors in filled)
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_trait_lists_revision_fills_sqlite_strains_loaded_before(tmp_path: Path) -> None:
+    _assert_trait_lists_are_filled_for_strains_loaded_before(f"sqlite:///{tmp_path / 'lists.db'}")
+
+
+@pytest.mark.postgres
+def test_the_trait_lists_revision_fills_postgresql_strains_loaded_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_trait_lists_are_filled_for_strains_loaded_before(postgres_scratch_url)

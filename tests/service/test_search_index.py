@@ -320,6 +320,8 @@ def _add_strain(session: Session, name: str) -> None:
             description="Test strain.",
             rating=4.0,
             review_count=1,
+            effect_list=[],
+            flavor_list=[],
         )
     )
 
