@@ -3,6 +3,7 @@
 import strawberry
 from strawberry import Info
 from strawberry.extensions import (
+    AddValidationRules,
     MaxAliasesLimiter,
     MaxTokensLimiter,
     ParserCache,
@@ -194,14 +195,22 @@ class ApiSchema(strawberry.Schema):
         """Log nothing here: the view logs unexpected errors; client errors are not news."""
 
 
+# The depth and alias limits as validation rules, made once. Each limiter makes a rule class of
+# its own when it is created; one created per request would make every request miss the
+# ValidationCache (which is keyed by the rules too) and validate the document afresh.
+LIMIT_RULES = (
+    *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
+    *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
+)
+
+
 def make_schema() -> strawberry.Schema:
     """Build the schema; extensions are classes or factories so no state is shared."""
     return ApiSchema(
         query=Query,
         extensions=[
             RejectEmptySelectionSets,
-            lambda: QueryDepthLimiter(max_depth=MAX_DEPTH),
-            lambda: MaxAliasesLimiter(max_alias_count=MAX_ALIASES),
+            lambda: AddValidationRules(list(LIMIT_RULES)),
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             ParserCache,
             ValidationCache,

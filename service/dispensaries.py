@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Float, Integer, bindparam, func, select
+from sqlalchemy import Float, Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
@@ -14,7 +14,7 @@ from models import Dispensary, MenuItem, Review, Strain
 from .errors import NotFound
 from .filters import DispensaryFilters
 from .geo import Point, bounding_box, miles_sql, origin_terms
-from .paging import Listing, Page, PageRequest, fetch_page, top_per_parent
+from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
 REVIEWS_SHOWN = 20
 MENU_MAX = 100  # no demo menu is longer; a cap keeps imported data from bloating a page
@@ -179,6 +179,35 @@ def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
     return DispensaryDetail(dispensary=dispensary, menu=menu, reviews=reviews)
 
 
+@lru_cache(maxsize=1)
+def _menus_statement() -> Select[Any]:
+    """The first ``:limit`` menu items (menu order) of each dispensary in ``:ids``, with the
+    slug of each item's strain: one statement, built once, of the columns a menu shows."""
+    rank = func.row_number().over(
+        partition_by=MenuItem.dispensary_id, order_by=(MenuItem.position, MenuItem.id)
+    )
+    ranked = (
+        select(
+            MenuItem.dispensary_id,
+            MenuItem.name,
+            MenuItem.category,
+            MenuItem.price,
+            MenuItem.unit,
+            MenuItem.strain_id,
+            rank.label("rank"),
+        )
+        .where(MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)))
+        .subquery("ranked")
+    )
+    c = ranked.c
+    return (
+        select(c.dispensary_id, c.name, c.category, c.price, c.unit, Strain.slug, c.strain_id)
+        .outerjoin(Strain, c.strain_id == Strain.id)
+        .where(c.rank <= bindparam("limit", type_=Integer))
+        .order_by(c.dispensary_id, c.rank)
+    )
+
+
 def menus_by_dispensary(
     session: Session, ids: Iterable[int], *, limit: int = MENU_MAX
 ) -> dict[int, list[MenuEntry]]:
@@ -186,20 +215,10 @@ def menus_by_dispensary(
     menus: dict[int, list[MenuEntry]] = {id_: [] for id_ in ids}
     if not menus:
         return menus
-    stmt = select(MenuItem).where(MenuItem.dispensary_id.in_(menus))
-    ranked = top_per_parent(
-        stmt, MenuItem, MenuItem.dispensary_id, (MenuItem.position, MenuItem.id), limit
-    ).subquery()
-    item = aliased(MenuItem, ranked)
-    rows = session.execute(
-        select(item, Strain.slug)
-        .outerjoin(Strain, item.strain_id == Strain.id)
-        .order_by(item.dispensary_id, item.position, item.id)
-    )
-    for entry, slug in rows:
-        menus[entry.dispensary_id].append(
-            MenuEntry(entry.name, entry.category, entry.price, entry.unit, slug, entry.strain_id)
-        )
+    for dispensary_id, *entry in rows(
+        session, _menus_statement(), {"ids": list(menus), "limit": limit}
+    ):
+        menus[dispensary_id].append(MenuEntry(*entry))
     return menus
 
 
@@ -234,8 +253,8 @@ def dispensaries_by_public_ids(
     wanted = {public_id for public_id in public_ids if _PUBLIC_ID.fullmatch(public_id)}
     if not wanted:
         return {}
-    rows = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))
-    return {d.public_id: d for d in rows}
+    chosen = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))
+    return {d.public_id: d for d in chosen}
 
 
 def dispensaries_by_strain(
@@ -261,11 +280,11 @@ def dispensaries_by_strain(
         .subquery()
     )
     row = aliased(Dispensary, ranked)
-    rows = session.execute(
+    listing = session.execute(
         select(ranked.c.listed_strain_id, row)
         .where(ranked.c.rank <= limit)
         .order_by(ranked.c.listed_strain_id, ranked.c.rank)
     )
-    for strain_id, dispensary in rows:
+    for strain_id, dispensary in listing:
         found[strain_id].append(dispensary)
     return found

@@ -660,3 +660,32 @@ def test_client_errors_are_not_logged_as_errors(gql, caplog: pytest.LogCaptureFi
         body = gql('{ strains(limit: 0) { total } nope: law(state: "ZZ") { state } }')
     assert body["data"] == {"strains": None, "nope": None}
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+
+
+def test_a_repeated_document_is_validated_once_and_still_limited(
+    make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import strawberry.schema.schema as strawberry_schema
+
+    validated = []
+    original = strawberry_schema.validate
+
+    def counting(*args: Any, **kwargs: Any):
+        validated.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(strawberry_schema, "validate", counting)
+    client = make_app(PAGE_CACHE_MB=0).test_client()  # no stored results: every request runs
+
+    def post(query: str) -> dict:
+        headers = {"X-API-Key": api_keys["enterprise"]}
+        return client.post("/graphql", json={"query": query}, headers=headers).get_json()
+
+    query = "{ onceValidated: laws { stateCode } }"  # a document no other test sends
+    first, second = post(query), post(query)
+    assert first["data"] == second["data"]
+    assert first["data"]["onceValidated"]
+    assert len(validated) == 1
+    too_deep = f"{{ {_deal_chain(11)} }}"
+    for _ in range(2):  # the remembered verdict refuses it just the same
+        assert _only_error(post(too_deep))["message"] == DEPTH_ERROR.format(name="anonymous")
