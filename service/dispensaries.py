@@ -200,9 +200,10 @@ def _menus_statement() -> Select[Any]:
         .subquery("ranked")
     )
     c = ranked.c
+    # The slug looked up per item by primary key: joined, PostgreSQL hashes all strains instead.
+    slug = select(Strain.slug).where(Strain.id == c.strain_id).scalar_subquery()
     return (
-        select(c.dispensary_id, c.name, c.category, c.price, c.unit, Strain.slug, c.strain_id)
-        .outerjoin(Strain, c.strain_id == Strain.id)
+        select(c.dispensary_id, c.name, c.category, c.price, c.unit, slug, c.strain_id)
         .where(c.rank <= bindparam("limit", type_=Integer))
         .order_by(c.dispensary_id, c.rank)
     )
