@@ -44,6 +44,7 @@ CASES = [
     ("search no match", "/api/v1/search?q=zqxjv&limit=20"),
     ("search 2 chars (pairs)", "/api/v1/search?q=og&limit=20"),
     ("search 2 chars, common", "/api/v1/search?q=an&limit=20"),
+    ("search 2 chars, no hit", "/api/v1/search?q=og&type=deals&state=CA&limit=20"),
     ("search 1 char (a 400)", "/api/v1/search?q=a&limit=20"),
 ]
 # Summary lines: the worst p99 over these cases.

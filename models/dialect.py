@@ -33,7 +33,6 @@ from sqlalchemy import (
     Select,
     String,
     Table,
-    any_,
     bindparam,
     cast,
     delete,
@@ -55,7 +54,7 @@ from .base import Base
 from .deal import Deal
 from .dispensary import Dispensary
 from .doctor import Doctor
-from .search import SearchEntry, SearchPair, pairs, spaced_words
+from .search import SearchEntry, SearchPair, pair_rank, pairs, spaced_words
 from .strain import Strain
 
 
@@ -337,17 +336,37 @@ def _entries(conn: Connection) -> list[dict[str, Any]]:
 def refill_search_pairs(conn: Connection) -> None:
     """Rebuild the two-character pairs (models.search.SearchPair) from the search entries.
 
-    Skipped where the pairs table does not exist: a database migrated only up to revision
-    9b6e2f0c5d13, whose upgrade rebuilds the entries; the revision that adds the table fills it.
+    Skipped where the table is missing or has the first revision's shape (pair and entry
+    only): a database not yet upgraded, whose upgrade to revision d7f3a9c51e20 fills it.
     """
     if not inspect(conn).has_table(_PAIRS.name):
         return
+    if "rank" not in {column["name"] for column in inspect(conn).get_columns(_PAIRS.name)}:
+        return
     conn.execute(delete(_PAIRS))
+    e = _ENTRIES.c
+    in_search_order = select(e.id, e.folded, e.words, e.kind, e.state, e.expires).order_by(
+        e.folded,
+        e.name,
+        e.kind,
+        e.key,  # the order of service.search, as the database sorts
+    )
     rows = [
-        {"pair": pair, "entry_id": entry_id}
-        for entry_id, folded in conn.execute(select(_ENTRIES.c.id, _ENTRIES.c.folded))
+        {
+            "pair": pair,
+            "rank": pair_rank(pair, folded, words),
+            "position": position,
+            "entry_id": entry_id,
+            "kind": kind,
+            "state": state,
+            "expires": expires,
+        }
+        for position, (entry_id, folded, words, kind, state, expires) in enumerate(
+            conn.execute(in_search_order)
+        )
         for pair in pairs(folded)
     ]
+    rows.sort(key=lambda row: (row["pair"], row["rank"], row["position"]))  # key order
     for start in range(0, len(rows), 20_000):
         conn.execute(insert(_PAIRS), rows[start : start + 20_000])
 
@@ -417,10 +436,6 @@ _AT_LEAST = bindparam("at_least", type_=Integer)
 _SIZE = bindparam("size", type_=Integer)
 
 
-def _pair_entries(needle: Any) -> Select[Any]:
-    return select(_PAIRS.c.entry_id).where(_PAIRS.c.pair == needle)
-
-
 class SearchSql:
     """Search SQL for one database; :func:`search_sql` picks the right one for a session."""
 
@@ -428,10 +443,6 @@ class SearchSql:
         """True when a trigram index serves ``needle`` (3 or more characters); else (two
         characters) the pairs table finds its entries."""
         return len(needle) >= FTS_MIN_CHARS
-
-    def paired(self, entry_id: ColumnElement[int], needle: Any) -> ColumnElement[bool]:
-        """The entry has the two-character ``needle`` among its pairs (models.search)."""
-        return entry_id.in_(_pair_entries(needle))
 
     def contains(self, entry_id: ColumnElement[int]) -> tuple[ColumnElement[bool], ...]:
         """Extra WHERE terms that find the candidates for ``folded LIKE '%needle%'`` through
@@ -461,12 +472,6 @@ class SearchSql:
 class _PostgresSearch(SearchSql):
     """A GIN trigram index on the folded names serves LIKE directly and the ``%`` operator
     (whose threshold every connection pins to SIMILARITY_THRESHOLD, see models.db)."""
-
-    def paired(self, entry_id: ColumnElement[int], needle: Any) -> ColumnElement[bool]:
-        # ``= ANY(ARRAY(subquery))`` runs the pair lookup first and fetches its entries by
-        # primary key; for ``IN (subquery)`` the planner, not knowing how many entries a pair
-        # has, hashes the lookup and scans every entry instead.
-        return entry_id == any_(func.array(_pair_entries(needle).scalar_subquery()))
 
     def similar(self, entry_id: ColumnElement[int], folded: ColumnElement[str]) -> Similarity:
         return Similarity(

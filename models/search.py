@@ -10,7 +10,7 @@ together with the dialect's index over them and the two-character pairs (SearchP
 
 from datetime import date
 
-from sqlalchemy import Date, Integer, String
+from sqlalchemy import Date, Integer, SmallInteger, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base
@@ -57,10 +57,32 @@ class SearchEntry(Base):
 
 class SearchPair(Base):
     """Each entry under every two-character piece of its folded name: the index for queries of
-    two characters, which no trigram index serves (derived data, rebuilt with the entries)."""
+    two characters, which no trigram index serves (derived data, rebuilt with the entries).
+
+    A row carries what a search for its pair ranks and filters by, so a page of such a search
+    is a walk along the primary key and its total a count of the pair's rows, whatever their
+    number: ``rank`` is the entry's rank for that query (:func:`pair_rank`), ``position`` its
+    place among all entries in search order (folded name, name, kind, key, as the database
+    sorts them), and ``kind``, ``state`` and ``expires`` are copies of the entry's.
+    """
 
     __tablename__ = "search_pairs"
     __table_args__ = {"sqlite_with_rowid": False}  # noqa: RUF012 (SQLAlchemy's declaration)
 
     pair: Mapped[str] = mapped_column(String(2), primary_key=True)
-    entry_id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    rank: Mapped[int] = mapped_column(SmallInteger, primary_key=True, autoincrement=False)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    entry_id: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(10))
+    state: Mapped[str | None] = mapped_column(String(2))
+    expires: Mapped[date | None] = mapped_column(Date)
+
+
+def pair_rank(pair: str, folded: str, words: str) -> int:
+    """The rank search gives a name (``folded``, ``words`` as in SearchEntry) for the query
+    ``pair``: 0 exact, 1 prefix, 2 whole word, 3 other substring (service.search)."""
+    if folded == pair:
+        return 0
+    if folded.startswith(pair):
+        return 1
+    return 2 if spaced_words(pair) in words else 3

@@ -7,8 +7,9 @@ WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match 
 Every searchable name is one row of the search entries (models.search), folded to lower case
 once; a search is one statement over that table. Candidates come from an index over the folded
 names (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL), or for a query of two characters
-from the entries under that pair (models.search.SearchPair); the LIKE test and the rank above
-still decide, so the results are those of a full scan.
+from the rows of that pair (models.search.SearchPair), which carry each entry's rank and place in
+search order, worked out when the index is built with the same rules; the results are those of
+a full scan.
 
 Typo tolerance: when nothing contains the query, names whose pg_trgm trigram similarity to it
 is at least SIMILARITY_THRESHOLD are returned instead, most similar first (then by name). Only
@@ -34,7 +35,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
-from models import SearchEntry
+from models import SearchEntry, SearchPair
 from models.dialect import LIKE_ESCAPE, SearchSql, escape_like, search_sql
 from models.search import WORD_SEPARATORS, spaced_words
 
@@ -97,6 +98,8 @@ KINDS = {"strains": "strain", "dispensaries": "dispensary", "doctors": "doctor",
 @lru_cache(maxsize=256)
 def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     """(one ordered page with the total alongside, the total alone) for ``shape``."""
+    if not (shape.indexed or shape.fuzzy):
+        return _pair_statements(shape)
     sql, folded = shape.sql, _ENTRY.folded
     where: list[Any] = [or_(_ENTRY.expires.is_(None), _ENTRY.expires >= _TODAY)]
     if shape.type is not None:
@@ -108,11 +111,8 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
         where.extend(match.where)
         first: Any = match.score.desc()  # most similar first
     else:
-        if shape.indexed:
-            where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
-            where.extend(sql.contains(_ENTRY.id))
-        else:  # two characters (queries are never shorter): exactly the entries of that pair
-            where.append(sql.paired(_ENTRY.id, _NEEDLE))
+        where.append(folded.like(_CONTAINS, escape=LIKE_ESCAPE))
+        where.extend(sql.contains(_ENTRY.id))
         first = case(
             (folded == _NEEDLE, 0),
             (folded.like(_PREFIX, escape=LIKE_ESCAPE), 1),
@@ -134,6 +134,29 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     return page, counting
 
 
+def _pair_statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
+    """The statements for a query of two characters: its pair's rows, which carry each entry's
+    rank and place in search order (models.search.SearchPair), so the page walks the primary
+    key and stops at the limit, and the total counts the pair's rows, not the entries."""
+    pair = SearchPair
+    where: list[Any] = [pair.pair == _NEEDLE, or_(pair.expires.is_(None), pair.expires >= _TODAY)]
+    if shape.type is not None:
+        where.append(pair.kind == _KIND)
+    if shape.scoped:
+        where.append(or_(pair.state == _STATE, pair.kind == "strain"))
+    counting = select(func.count()).select_from(pair).where(*where)
+    page = (
+        select(_ENTRY.kind, _ENTRY.key, _ENTRY.name, counting.scalar_subquery())
+        .select_from(pair)
+        .join(_ENTRY, _ENTRY.id == pair.entry_id)
+        .where(*where)
+        .order_by(pair.rank, pair.position)
+        .limit(_LIMIT)
+        .offset(_OFFSET)
+    )
+    return page, counting
+
+
 def _page(
     session: Session, shape: _Shape, params: dict[str, Any], page: PageRequest
 ) -> Page[SearchHit]:
@@ -147,6 +170,19 @@ def _page(
     else:
         total = rows(session, counting, params)[0][0]
     return Page(items=items, total=total, limit=page.limit, offset=page.offset)
+
+
+def _similar_only_if_contained(needle: str) -> bool:
+    """True for two letters or digits, ``ab``: no name lacking them is similar enough.
+
+    Its trigrams are "  a", " ab" and "ab ". A name of n >= 2 trigrams (every word has two or
+    more) sharing s of them has similarity s / (3 + n - s), which for s = 1 is at most 1/4, so a
+    similar name shares two, one of them " ab" or "ab ": a word of it starts or ends with
+    ``ab``, and the name contains it. After a search that found no name containing ``ab``, the
+    fallback would find nothing either; it is skipped (on PostgreSQL it would recheck every name
+    with a word starting with ``a``).
+    """
+    return len(needle) == 2 and needle.isalnum()
 
 
 def search(
@@ -171,7 +207,7 @@ def search(
         **sql.substring_params(needle),
     }
     found = _page(session, shape, params, page)
-    if found.total or not allows_fuzzy(query.q):
+    if found.total or not allows_fuzzy(query.q) or _similar_only_if_contained(needle):
         return found
     similar = _Shape(sql, query.type, scoped, indexed=True, fuzzy=True)
     return _page(session, similar, {**scope, **sql.similar_params(query.q)}, page)

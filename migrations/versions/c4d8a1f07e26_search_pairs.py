@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import context, op
 
-from models.dialect import refill_search_pairs
+from models.search import pairs
 
 # revision identifiers, used by Alembic.
 revision: str = "c4d8a1f07e26"
@@ -35,8 +35,17 @@ def upgrade() -> None:
             sa.PrimaryKeyConstraint("pair", "entry_id", name=op.f("pk_search_pairs")),
             sqlite_with_rowid=False,
         )
-    if not offline:
-        refill_search_pairs(op.get_bind())
+    bind = None if offline else op.get_bind()
+    columns = {c["name"] for c in sa.inspect(bind).get_columns("search_pairs")} if bind else set()
+    if bind is not None and "rank" not in columns:
+        # This revision's own fill (create_all builds the shape of revision d7f3a9c51e20, which
+        # fills that one itself).
+        entries = bind.execute(sa.text("SELECT id, folded FROM search_entries")).all()
+        rows = [{"pair": p, "entry_id": id_} for id_, folded in entries for p in pairs(folded)]
+        table = sa.table("search_pairs", sa.column("pair"), sa.column("entry_id"))
+        bind.execute(sa.delete(table))
+        for start in range(0, len(rows), 20_000):
+            bind.execute(sa.insert(table), rows[start : start + 20_000])
 
 
 def downgrade() -> None:

@@ -15,7 +15,7 @@ from datetime import date
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import Engine, create_engine, select, text
+from sqlalchemy import Engine, create_engine, event, select, text
 from sqlalchemy.orm import Session
 
 from models import Deal, Dispensary, Doctor, Strain
@@ -309,10 +309,10 @@ def test_nothing_similar_enough_is_an_empty_page(
     assert _search_all(reader, reference_day, q) == []
 
 
-def _add_strain(session: Session, name: str) -> None:
+def _add_strain(session: Session, name: str, slug: str | None = None) -> None:
     session.add(
         Strain(
-            slug=name.lower().replace(" ", "-"),
+            slug=slug or name.lower().replace(" ", "-"),
             name=name,
             type="hybrid",
             thc=18.0,
@@ -338,6 +338,53 @@ def test_the_threshold_is_inclusive_at_exactly_three_tenths(
     rebuild_search_index(session.connection())
     found = _search_all(session, reference_day, "qwertyu")
     assert [name for _kind, _key, name in found] == ["Qwex"]
+
+
+def test_a_two_character_query_ranks_exact_prefix_whole_word_then_other(
+    session: Session, reference_day: date
+) -> None:
+    # Names made to rank 0..3 for "zq" (the pairs carry ranks worked out at build time),
+    # two of them tied on the folded name and so ordered by name.
+    for n, name in enumerate(("Zq", "Zq Haze", "Big ZQ", "Big zq", "Alazq Kush", "Zqzq")):
+        _add_strain(session, name, slug=f"zq-{n}")
+    session.flush()
+    rebuild_search_index(session.connection())
+    found = [name for _kind, _key, name in _search_all(session, reference_day, "zQ")]
+    expected = [name for _kind, _key, name in _keys(Oracle(session, reference_day).expected("zq"))]
+    assert found == expected
+    assert found == ["Zq", "Zq Haze", "Zqzq", "Big ZQ", "Big zq", "Alazq Kush"]
+
+
+@PROPERTY
+@given(
+    name=st.text(alphabet="abogé -.'0", max_size=14),
+    q=st.text(alphabet="abogé0", min_size=2, max_size=2),
+)
+def test_a_name_similar_to_two_letters_contains_them(name: str, q: str) -> None:
+    # Why search skips the typo fallback for such queries when no name contains them.
+    name_grams, q_grams = trigrams(name), trigrams(q)
+    if is_similar(len(name_grams & q_grams), len(name_grams), len(q_grams)):
+        assert q.lower() in name.lower()
+
+
+def test_a_two_letter_query_without_hits_skips_the_fallback(
+    session: Session, reference_day: date
+) -> None:
+    _add_strain(session, "Xo Yj")  # shares a trigram ("  x") with "xy", and does not contain it
+    session.flush()
+    rebuild_search_index(session.connection())
+    statements: list[str] = []
+    event.listen(session.connection(), "before_cursor_execute", _collect(statements))
+    assert _search_all(session, reference_day, "xy") == []
+    assert statements  # the pairs page (and its count), no similarity statement
+    assert all("search_pairs" in statement for statement in statements)
+
+
+def _collect(statements: list[str]):
+    def before(_conn, _cursor, statement, *_args) -> None:
+        statements.append(statement)
+
+    return before
 
 
 def test_similarity_is_pg_trgm_s_formula_in_exact_arithmetic() -> None:
