@@ -17,7 +17,9 @@ from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
 from models import Review as ReviewModel
 from service import deals, dispensaries, laws, strains
+from service.deals import DealRow
 from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
+from service.doctors import DoctorRow
 from service.geo import normalise_state
 from service.laws import LawRecord
 from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
@@ -241,10 +243,13 @@ class Deal:
 
     @classmethod
     def from_model(
-        cls, deal: DealModel, info: Info[Context, None], dispensary_name: str | None = None
+        cls,
+        deal: DealModel | DealRow,
+        info: Info[Context, None],
+        dispensary_name: str | None = None,
     ) -> "Deal":
         info.context.batch.register("deal-dispensary", [deal.dispensary_id])
-        name = dispensary_name if dispensary_name is not None else deal.dispensary.name
+        name = dispensary_name if dispensary_name is not None else deal.dispensary_name
         return cls(
             id=deal.public_id,
             title=deal.title,
@@ -279,7 +284,7 @@ class Doctor:
     price: float
 
     @classmethod
-    def from_model(cls, doctor: DoctorModel, info: Info[Context, None]) -> "Doctor":
+    def from_model(cls, doctor: DoctorModel | DoctorRow, info: Info[Context, None]) -> "Doctor":
         info.context.batch.register("state", [doctor.state])
         return cls(
             id=doctor.public_id,

@@ -40,5 +40,10 @@ class Deal(Timestamped, Base):
 
     dispensary: Mapped[Dispensary] = relationship(lazy="raise")
 
+    @property
+    def dispensary_name(self) -> str:
+        """The offering dispensary's name (load the dispensary with the deal)."""
+        return self.dispensary.name
+
     def __repr__(self) -> str:
         return f"Deal(public_id={self.public_id!r}, expires={self.expires})"

@@ -85,7 +85,7 @@ class DispensarySchema(DispensaryItemSchema):
 class DealSchema(CompiledSchema):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "deal_1"})
     title = fields.String(required=True)
-    dispensary = fields.String(attribute="dispensary.name", required=True)
+    dispensary = fields.String(attribute="dispensary_name", required=True)
     category = fields.String(required=True)
     discount = fields.String(required=True)
     expires = fields.Date(DATE_FORMAT, required=True)

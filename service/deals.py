@@ -1,39 +1,62 @@
 """Deal queries: active deals only, filtered by their dispensary's place and by category."""
 
 from collections.abc import Iterable
+from dataclasses import dataclass, replace
 from datetime import date
-from typing import Any
+from functools import lru_cache
 
-from sqlalchemy import Select, select
+from sqlalchemy import Date, bindparam, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
 
 from .filters import DealFilters
-from .paging import Page, PageRequest, paginate, top_per_parent
+from .paging import Listing, Page, PageRequest, fetch_page, top_per_parent
 
 
-def _select_deals(filters: DealFilters, today: date) -> Select[Any]:
-    stmt = (
-        select(Deal)
-        .join(Deal.dispensary)
-        .options(contains_eager(Deal.dispensary))
-        .where(Deal.expires >= today)
-    )
-    if filters.state is not None:
-        stmt = stmt.where(Dispensary.state == filters.state)
-    if filters.city is not None:
-        stmt = stmt.where(Dispensary.city_key == filters.city)
-    if filters.category is not None:
-        stmt = stmt.where(Deal.category == filters.category)
-    return stmt.order_by(Deal.expires, Deal.id)
+@dataclass(frozen=True)
+class DealRow:
+    """An active deal in a list, with its dispensary's name."""
+
+    public_id: str
+    title: str
+    dispensary_name: str
+    category: str
+    discount: str
+    expires: date
+    dispensary_id: int
+
+
+LISTED = (
+    Deal.public_id,
+    Deal.title,
+    Dispensary.name.label("dispensary_name"),
+    Deal.category,
+    Deal.discount,
+    Deal.expires,
+    Deal.dispensary_id,
+)
+# The filters, by name (each compared with the bind parameter of its name).
+_COMPARED = {"state": Dispensary.state, "city": Dispensary.city_key, "category": Deal.category}
+
+
+@lru_cache(maxsize=16)
+def _listing(compared: tuple[str, ...]) -> Listing:
+    where = [
+        Deal.dispensary_id == Dispensary.id,
+        Deal.expires >= bindparam("today", type_=Date),
+        *(_COMPARED[name] == bindparam(name) for name in compared),
+    ]
+    return Listing.of(LISTED, where, (Deal.expires, Deal.id))
 
 
 def list_deals(
     session: Session, filters: DealFilters, page: PageRequest, *, today: date
-) -> Page[Deal]:
+) -> Page[DealRow]:
     """Return one page of deals still active on ``today``, soonest expiry first, then by id."""
-    return paginate(session, _select_deals(filters, today), page)
+    compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
+    result = fetch_page(session, _listing(tuple(compared)), {**compared, "today": today}, page)
+    return replace(result, items=[DealRow(*row) for row in result.items])
 
 
 def deals_by_dispensary(

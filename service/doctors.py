@@ -1,31 +1,55 @@
 """Doctor queries: filtered list pages."""
 
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from sqlalchemy import Select, select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
 
 from .filters import DoctorFilters
-from .paging import Page, PageRequest, paginate
+from .paging import Listing, Page, PageRequest, fetch_page
 
 
-def _select_doctors(filters: DoctorFilters) -> Select[Any]:
-    stmt = select(Doctor)
-    if filters.state is not None:
-        stmt = stmt.where(Doctor.state == filters.state)
-    if filters.city is not None:
-        stmt = stmt.where(Doctor.city_key == filters.city)
-    if filters.telehealth is not None:
-        stmt = stmt.where(Doctor.telehealth == filters.telehealth)
-    return stmt.order_by(Doctor.sort_key, Doctor.id)
+@dataclass(frozen=True)
+class DoctorRow:
+    """A doctor in a list."""
+
+    public_id: str
+    name: str
+    city: str
+    state: str
+    telehealth: bool
+    rating: float
+    price: float
 
 
-def list_doctors(session: Session, filters: DoctorFilters, page: PageRequest) -> Page[Doctor]:
+LISTED = (
+    Doctor.public_id,
+    Doctor.name,
+    Doctor.city,
+    Doctor.state,
+    Doctor.telehealth,
+    Doctor.rating,
+    Doctor.price,
+)
+# The filters, by name (each compared with the bind parameter of its name).
+_COMPARED = {"state": Doctor.state, "city": Doctor.city_key, "telehealth": Doctor.telehealth}
+
+
+@lru_cache(maxsize=16)
+def _listing(compared: tuple[str, ...]) -> Listing:
+    where = [_COMPARED[name] == bindparam(name) for name in compared]
+    return Listing.of(LISTED, where, (Doctor.sort_key, Doctor.id))
+
+
+def list_doctors(session: Session, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
     """Return one page of doctors matching ``filters``, by name (any case) then id."""
-    return paginate(session, _select_doctors(filters), page)
+    compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
+    result = fetch_page(session, _listing(tuple(compared)), compared, page)
+    return replace(result, items=[DoctorRow(*row) for row in result.items])
 
 
 def doctors_by_public_ids(session: Session, public_ids: Iterable[str]) -> dict[str, Doctor]:

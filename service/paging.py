@@ -1,4 +1,5 @@
-"""Limit/offset paging: bounds as named constants (the one source for both edges) and paginate()."""
+"""Limit/offset paging: bounds as named constants (the one source for both edges) and the
+prebuilt list statements (Listing, fetch_page)."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -52,24 +53,6 @@ class Page(Generic[T]):
     total: int
     limit: int
     offset: int
-
-
-def count(session: Session, stmt: Select[Any]) -> int:
-    """Return the number of rows ``stmt`` would produce, ignoring its ORDER BY."""
-    # Same FROM and WHERE with only count(*) selected, so the planner can answer from indexes.
-    counting = stmt.with_only_columns(func.count(), maintain_column_froms=True).order_by(None)
-    return session.scalar(counting) or 0
-
-
-def paginate(session: Session, stmt: Select[Any], page: PageRequest) -> Page[Any]:
-    """Run ``stmt`` (already ordered deterministically) for one window plus a total count."""
-    items = list(session.scalars(stmt.limit(page.limit).offset(page.offset)))
-    return Page(
-        items=items,
-        total=total_for(session, stmt, page, len(items)),
-        limit=page.limit,
-        offset=page.offset,
-    )
 
 
 @dataclass(frozen=True)
@@ -138,12 +121,6 @@ def known_total(page: PageRequest, returned: int) -> int | None:
     if returned < page.limit and (returned or page.offset == 0):
         return page.offset + returned
     return None
-
-
-def total_for(session: Session, stmt: Select[Any], page: PageRequest, returned: int) -> int:
-    """Total matches; counted only when the window does not already tell it."""
-    known = known_total(page, returned)
-    return count(session, stmt) if known is None else known
 
 
 def top_per_parent(
