@@ -51,6 +51,8 @@ def make_engine(
         "options": f"-c statement_timeout={statement_timeout_ms} "
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)} "
         "-c plan_cache_mode=force_generic_plan",
+        # cursor.description is built only when read (see models.pg_cursor).
+        "cursor_factory": _lazy_description_cursor(),
     }
     transactions: dict = (
         {"isolation_level": "AUTOCOMMIT", "skip_autocommit_rollback": True} if autocommit else {}
@@ -65,6 +67,12 @@ def make_engine(
     )
     _ping_when_idle(engine, ping_after_idle_s)
     return engine
+
+
+def _lazy_description_cursor() -> type:
+    from .pg_cursor import LazyDescriptionCursor  # psycopg is installed only for PostgreSQL
+
+    return LazyDescriptionCursor
 
 
 def _ping_when_idle(engine: Engine, idle_s: float) -> None:
