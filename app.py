@@ -15,7 +15,13 @@ from rest import init_rest, is_api_path
 from rest.auth import init_auth
 from rest.caching import Expiring, KeyCache, PageCache
 from rest.conditional import init_conditional
-from rest.db import SESSIONS_EXTENSION, request_session
+from rest.db import (
+    REQUEST_ENGINE_EXTENSION,
+    SESSIONS_EXTENSION,
+    close_request_handles,
+    request_connection,
+    request_session,
+)
 from rest.docs import init_docs
 from rest.errors import init_error_handlers
 from rest.health import init_health
@@ -41,7 +47,6 @@ from service.dataset import data_version
 from service.geo import warm_zip_index
 
 ENGINE_EXTENSION = "cds.engine"  # loads and commands
-REQUEST_ENGINE_EXTENSION = "cds.request_engine"  # request sessions and /health
 
 
 class ServiceFlask(Flask):
@@ -109,7 +114,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     # Authentication must run before the limiter's own before_request hook (registration order).
     state_ttl_s = app.config["STATE_TTL_MS"] / 1000
     # One reader of the data version per app: ETags, replays and GraphQL results share it.
-    version = Expiring(state_ttl_s, lambda: data_version(request_session()))
+    version = Expiring(state_ttl_s, lambda: data_version(request_connection()))
     key_cache = KeyCache(state_ttl_s)
     init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=key_cache)
     init_conditional(
@@ -185,10 +190,8 @@ def _init_database(app: Flask) -> None:
     app.extensions[SESSIONS_EXTENSION] = make_session_factory(requests)
 
     @app.teardown_appcontext
-    def close_session(_exc: BaseException | None) -> None:
-        session = g.pop("db_session", None)
-        if session is not None:
-            session.close()
+    def close_database(_exc: BaseException | None) -> None:
+        close_request_handles()
 
 
 def dispose_engines(app: Flask, *, close: bool = True) -> None:

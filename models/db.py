@@ -5,11 +5,15 @@ import time
 from typing import Any
 
 import orjson
-from sqlalchemy import Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 from .dialect import SIMILARITY_THRESHOLD
+
+# What read-only service functions accept: an ORM session, or a plain connection where the
+# caller makes no ORM objects (a request's list and law reads: no Session to open and close).
+Reader = Session | Connection
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_S = 1.0

@@ -536,6 +536,7 @@ class _SqliteSearch(SearchSql):
 _SEARCH_SQL: dict[str, SearchSql] = {"postgresql": _PostgresSearch(), "sqlite": _SqliteSearch()}
 
 
-def search_sql(session: Session) -> SearchSql:
-    """The search SQL for the database ``session`` is bound to."""
-    return _SEARCH_SQL[session.get_bind().dialect.name]
+def search_sql(db: Session | Connection) -> SearchSql:
+    """The search SQL for the database ``db`` (a session or a connection) works on."""
+    bind = db if isinstance(db, Connection) else db.get_bind()
+    return _SEARCH_SQL[bind.dialect.name]

@@ -6,7 +6,7 @@ from service import deals
 
 from .args import DealArgs
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection
 from .envelope import ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DealSchema, page_envelope
@@ -20,4 +20,4 @@ from .schemas import DealSchema, page_envelope
 def list_deals(args):
     """Active deals (expiring today or later), soonest expiry first."""
     filters, page = args
-    return ok_page(deals.list_deals(request_session(), filters, page, today=date.today()))
+    return ok_page(deals.list_deals(request_connection(), filters, page, today=date.today()))

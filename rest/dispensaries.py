@@ -4,7 +4,7 @@ from service import dispensaries
 
 from .args import DispensaryArgs
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection, request_session
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
@@ -18,7 +18,7 @@ from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelop
 def list_dispensaries(args):
     """Search dispensaries by place, type and delivery; nearest first around a ZIP code."""
     filters, page = args
-    return ok_page(dispensaries.list_dispensaries(request_session(), filters, page))
+    return ok_page(dispensaries.list_dispensaries(request_connection(), filters, page))
 
 
 @bp.get("/dispensaries/<string:dispensary_id>")

@@ -4,7 +4,7 @@ from service import doctors
 
 from .args import DoctorArgs
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection
 from .envelope import ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DoctorSchema, page_envelope
@@ -18,4 +18,4 @@ from .schemas import DoctorSchema, page_envelope
 def list_doctors(args):
     """Medical marijuana doctors by state, city and telehealth; by name."""
     filters, page = args
-    return ok_page(doctors.list_doctors(request_session(), filters, page))
+    return ok_page(doctors.list_doctors(request_connection(), filters, page))

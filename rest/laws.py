@@ -3,7 +3,7 @@
 from service import laws
 
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection
 from .envelope import ok
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import LawSchema, detail_envelope
@@ -15,4 +15,4 @@ from .schemas import LawSchema, detail_envelope
 @not_modified(bp)
 def get_law(state: str):
     """The cannabis law record of one state or territory."""
-    return ok(laws.get_law(request_session(), state))
+    return ok(laws.get_law(request_connection(), state))

@@ -6,7 +6,7 @@ from service import search as search_service
 
 from .args import SearchArgs
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection
 from .envelope import ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import SearchHitSchema, page_envelope
@@ -20,4 +20,4 @@ from .schemas import SearchHitSchema, page_envelope
 def search(args):
     """Ranked search across strains, dispensaries, doctors and deals."""
     query, page = args
-    return ok_page(search_service.search(request_session(), query, page, today=date.today()))
+    return ok_page(search_service.search(request_connection(), query, page, today=date.today()))

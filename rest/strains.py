@@ -4,7 +4,7 @@ from service import strains
 
 from .args import StrainArgs
 from .blueprint import bp
-from .db import request_session
+from .db import request_connection
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
@@ -18,7 +18,7 @@ from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page
 def list_strains(args):
     """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name."""
     filters, page = args
-    return ok_page(strains.list_strains(request_session(), filters, page))
+    return ok_page(strains.list_strains(request_connection(), filters, page))
 
 
 @bp.get("/strains/<string:slug>")
@@ -27,4 +27,4 @@ def list_strains(args):
 @not_modified(bp)
 def get_strain(slug: str):
     """One strain with description, terpenes, rating and review count."""
-    return ok(strains.get_strain(request_session(), slug))
+    return ok(strains.get_strain(request_connection(), slug))

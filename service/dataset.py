@@ -1,11 +1,11 @@
 """Facts about the loaded dataset that the edges need (cache validators)."""
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
 
 from models import DatasetInfo
+from models.db import Reader
 
 
-def data_version(session: Session) -> int:
+def data_version(db: Reader) -> int:
     """Return the version of the loaded data: bumped by every seed or import (0 if none)."""
-    return session.scalar(select(func.max(DatasetInfo.version))) or 0
+    return db.scalar(select(func.max(DatasetInfo.version))) or 0

@@ -9,6 +9,7 @@ from sqlalchemy import Date, bindparam, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
+from models.db import Reader
 
 from .filters import DealFilters
 from .paging import Listing, Page, PageRequest, fetch_page, top_per_parent
@@ -51,11 +52,11 @@ def _listing(compared: tuple[str, ...]) -> Listing:
 
 
 def list_deals(
-    session: Session, filters: DealFilters, page: PageRequest, *, today: date
+    db: Reader, filters: DealFilters, page: PageRequest, *, today: date
 ) -> Page[DealRow]:
     """Return one page of deals still active on ``today``, soonest expiry first, then by id."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    result = fetch_page(session, _listing(tuple(compared)), {**compared, "today": today}, page)
+    result = fetch_page(db, _listing(tuple(compared)), {**compared, "today": today}, page)
     return replace(result, items=[DealRow(*row) for row in result.items])
 
 

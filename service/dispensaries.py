@@ -10,6 +10,7 @@ from sqlalchemy import Float, Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
+from models.db import Reader
 
 from .errors import NotFound
 from .filters import DispensaryFilters
@@ -137,18 +138,18 @@ def _nearby_listing(compared: tuple[str, ...]) -> Listing:
 
 
 def list_dispensaries(
-    session: Session, filters: DispensaryFilters, page: PageRequest
+    db: Reader, filters: DispensaryFilters, page: PageRequest
 ) -> Page[DispensaryRow]:
     """Return one page of dispensaries: by name, or nearest first when ``filters.zip`` is set."""
     if filters.origin is not None:
-        return _list_nearby(session, filters, filters.origin, page)
+        return _list_nearby(db, filters, filters.origin, page)
     params = _compared(filters)
-    result = fetch_page(session, _listing(tuple(params)), params, page)
+    result = fetch_page(db, _listing(tuple(params)), params, page)
     return replace(result, items=[DispensaryRow(*row) for row in result.items])
 
 
 def _list_nearby(
-    session: Session, filters: DispensaryFilters, origin: Point, page: PageRequest
+    db: Reader, filters: DispensaryFilters, origin: Point, page: PageRequest
 ) -> Page[DispensaryRow]:
     radius = filters.radius or 0.0
     min_lat, max_lat, min_lng, max_lng = bounding_box(origin, radius)
@@ -162,7 +163,7 @@ def _list_nearby(
         "min_lng": min_lng,
         "max_lng": max_lng,
     }
-    result = fetch_page(session, _nearby_listing(tuple(compared)), params, page)
+    result = fetch_page(db, _nearby_listing(tuple(compared)), params, page)
     items = [DispensaryRow(*row[:-1], distance=round(row[-1], 1)) for row in result.items]
     return replace(result, items=items)
 

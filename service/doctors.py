@@ -8,6 +8,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
+from models.db import Reader
 
 from .filters import DoctorFilters
 from .paging import Listing, Page, PageRequest, fetch_page
@@ -45,10 +46,10 @@ def _listing(compared: tuple[str, ...]) -> Listing:
     return Listing.of(LISTED, where, (Doctor.sort_key, Doctor.id))
 
 
-def list_doctors(session: Session, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
+def list_doctors(db: Reader, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
     """Return one page of doctors matching ``filters``, by name (any case) then id."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    result = fetch_page(session, _listing(tuple(compared)), compared, page)
+    result = fetch_page(db, _listing(tuple(compared)), compared, page)
     return replace(result, items=[DoctorRow(*row) for row in result.items])
 
 

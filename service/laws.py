@@ -9,9 +9,9 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Row, Select, bindparam, select
-from sqlalchemy.orm import Session
 
 from models import Law
+from models.db import Reader
 
 from .errors import NotFound
 from .geo import is_jurisdiction
@@ -48,22 +48,22 @@ def _all() -> Select[Any]:
     return select(*SHOWN).order_by(Law.state_code)
 
 
-def get_law(session: Session, state: str) -> LawRecord:
+def get_law(db: Reader, state: str) -> LawRecord:
     """Return the law record for a two-letter code (any case); raise NotFound otherwise."""
-    found = rows(session, _by_code(), {"code": state.upper()}) if is_jurisdiction(state) else []
+    found = rows(db, _by_code(), {"code": state.upper()}) if is_jurisdiction(state) else []
     if not found:
         raise NotFound(f"no law record for state {state!r}; use a two-letter code such as CA")
     return found[0]
 
 
-def list_laws(session: Session) -> list[LawRecord]:
+def list_laws(db: Reader) -> list[LawRecord]:
     """Return every law record ordered by state code."""
-    return list(rows(session, _all(), {}))
+    return list(rows(db, _all(), {}))
 
 
-def laws_by_codes(session: Session, codes: Iterable[str]) -> dict[str, LawRecord]:
+def laws_by_codes(db: Reader, codes: Iterable[str]) -> dict[str, LawRecord]:
     """Return the law records for the given state codes, keyed by code."""
     wanted = list(set(codes))
     if not wanted:
         return {}
-    return {law.state_code: law for law in rows(session, _by_codes(), {"codes": wanted})}
+    return {law.state_code: law for law in rows(db, _by_codes(), {"codes": wanted})}

@@ -5,8 +5,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Integer, Row, Select, bindparam, func, select
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy import ColumnElement, Connection, Integer, Row, Select, bindparam, func, select
+from sqlalchemy.orm import aliased
+
+from models.db import Reader
 
 from .errors import InvalidParameter
 
@@ -93,23 +95,25 @@ class Listing:
         )
 
 
-def rows(session: Session, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[Row[Any]]:
-    """Run a column statement on the session's connection (no ORM objects are built)."""
-    return session.connection().execute(stmt, params).all()
+def rows(db: Reader, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[Row[Any]]:
+    """Run a column statement on ``db`` (a connection, or a session's connection); no ORM
+    objects are built."""
+    connection = db if isinstance(db, Connection) else db.connection()
+    return connection.execute(stmt, params).all()
 
 
 def fetch_page(
-    session: Session, listing: Listing, params: Mapping[str, Any], page: PageRequest
+    db: Reader, listing: Listing, params: Mapping[str, Any], page: PageRequest
 ) -> Page[tuple[Any, ...]]:
     """One window of ``listing`` with ``params`` (each item a tuple of the listed columns) and
     the total: from the page's own rows, or counted apart when the window is past the end."""
-    found = rows(session, listing.page, {**params, "limit": page.limit, "offset": page.offset})
+    found = rows(db, listing.page, {**params, "limit": page.limit, "offset": page.offset})
     if found:
         total = found[0][-1]
     else:
         total = known_total(page, 0)
         if total is None:
-            total = rows(session, listing.count, params)[0][0]
+            total = rows(db, listing.count, params)[0][0]
     return Page(
         items=[row[:-1] for row in found], total=total, limit=page.limit, offset=page.offset
     )

@@ -33,9 +33,9 @@ from sqlalchemy import (
     or_,
     select,
 )
-from sqlalchemy.orm import Session
 
 from models import SearchEntry, SearchPair
+from models.db import Reader
 from models.dialect import LIKE_ESCAPE, SearchSql, escape_like, search_sql
 from models.search import WORD_SEPARATORS, spaced_words
 
@@ -157,18 +157,16 @@ def _pair_statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     return page, counting
 
 
-def _page(
-    session: Session, shape: _Shape, params: dict[str, Any], page: PageRequest
-) -> Page[SearchHit]:
+def _page(db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest) -> Page[SearchHit]:
     stmt, counting = _statements(shape)
-    found = rows(session, stmt, {**params, "limit": page.limit, "offset": page.offset})
+    found = rows(db, stmt, {**params, "limit": page.limit, "offset": page.offset})
     items = [SearchHit(type=row[0], key=row[1], name=row[2]) for row in found]
     if found:
         total = found[0][3]
     elif (known := known_total(page, len(found))) is not None:
         total = known
     else:
-        total = rows(session, counting, params)[0][0]
+        total = rows(db, counting, params)[0][0]
     return Page(items=items, total=total, limit=page.limit, offset=page.offset)
 
 
@@ -185,14 +183,12 @@ def _similar_only_if_contained(needle: str) -> bool:
     return len(needle) == 2 and needle.isalnum()
 
 
-def search(
-    session: Session, query: SearchQuery, page: PageRequest, *, today: date
-) -> Page[SearchHit]:
+def search(db: Reader, query: SearchQuery, page: PageRequest, *, today: date) -> Page[SearchHit]:
     """Return one page of ranked hits; deals count only while active on ``today``.
 
     Substring matches when there are any; otherwise, for plain-text queries, similar names.
     """
-    sql = search_sql(session)
+    sql = search_sql(db)
     needle = query.q.lower()
     scope = {"today": today, "state": query.state, "kind": KINDS.get(query.type or "")}
     scoped = query.state is not None
@@ -206,8 +202,8 @@ def search(
         "whole_word": "%" + escape_like(spaced_words(query.q)) + "%",
         **sql.substring_params(needle),
     }
-    found = _page(session, shape, params, page)
+    found = _page(db, shape, params, page)
     if found.total or not allows_fuzzy(query.q) or _similar_only_if_contained(needle):
         return found
     similar = _Shape(sql, query.type, scoped, indexed=True, fuzzy=True)
-    return _page(session, similar, {**scope, **sql.similar_params(query.q)}, page)
+    return _page(db, similar, {**scope, **sql.similar_params(query.q)}, page)

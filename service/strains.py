@@ -12,9 +12,9 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
-from sqlalchemy.orm import Session
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
+from models.db import Reader
 from models.dialect import tested_per_row
 
 from .errors import NotFound
@@ -142,10 +142,10 @@ def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
     return [StrainRow(*row) for row in found]
 
 
-def list_strains(session: Session, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
+def list_strains(db: Reader, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
     """Return one page of strains matching ``filters``, by name (any case) then id."""
     shape, params = _shape(filters)
-    result = fetch_page(session, _listing(shape), params, page)
+    result = fetch_page(db, _listing(shape), params, page)
     return replace(result, items=_strains(result.items))
 
 
@@ -159,31 +159,31 @@ def _by_ids_statement() -> Select[Any]:
     return select(*LISTED).where(Strain.id.in_(bindparam("ids", expanding=True)))
 
 
-def get_strain(session: Session, slug: str) -> StrainDetail:
+def get_strain(db: Reader, slug: str) -> StrainDetail:
     """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
     folded = slug.lower()
-    found = strains_by_slugs(session, [folded]).get(folded)
+    found = strains_by_slugs(db, [folded]).get(folded)
     if found is None:
         raise NotFound(f"no strain with slug {slug!r}")
-    terpenes = terpenes_by_strain(session, [found.id])[found.id]
+    terpenes = terpenes_by_strain(db, [found.id])[found.id]
     return StrainDetail(**vars(found), terpenes=terpenes)
 
 
-def strains_by_ids(session: Session, ids: Iterable[int]) -> dict[int, StrainRow]:
+def strains_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, StrainRow]:
     """Return the strains with the given primary keys (effects, flavors included), keyed by id."""
     wanted = list(set(ids))
     if not wanted:
         return {}
-    found = _strains(rows(session, _by_ids_statement(), {"ids": wanted}))
+    found = _strains(rows(db, _by_ids_statement(), {"ids": wanted}))
     return {strain.id: strain for strain in found}
 
 
-def strains_by_slugs(session: Session, slugs: Iterable[str]) -> dict[str, StrainRow]:
+def strains_by_slugs(db: Reader, slugs: Iterable[str]) -> dict[str, StrainRow]:
     """Return the strains with the given slugs (effects and flavors included), keyed by slug."""
     wanted = [slug for slug in set(slugs) if SLUG_PATTERN.fullmatch(slug)]
     if not wanted:
         return {}
-    found = _strains(rows(session, _by_slugs_statement(), {"slugs": wanted}))
+    found = _strains(rows(db, _by_slugs_statement(), {"slugs": wanted}))
     return {strain.slug: strain for strain in found}
 
 
@@ -196,11 +196,11 @@ def _terpenes_statement() -> Select[Any]:
     )
 
 
-def terpenes_by_strain(session: Session, ids: Iterable[int]) -> dict[int, list[str]]:
+def terpenes_by_strain(db: Reader, ids: Iterable[int]) -> dict[int, list[str]]:
     """Return each strain's terpene names in order, keyed by strain id (all ids present)."""
     found: dict[int, list[str]] = {id_: [] for id_ in ids}
     if not found:
         return found
-    for strain_id, name in rows(session, _terpenes_statement(), {"ids": list(found)}):
+    for strain_id, name in rows(db, _terpenes_statement(), {"ids": list(found)}):
         found[strain_id].append(name)
     return found

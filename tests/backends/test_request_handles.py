@@ -1,0 +1,85 @@
+"""What a request opens on the database: reads that make no ORM objects run on a plain
+connection (no session), ORM reads on a session; everything goes back to the pool at the end."""
+
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from app import REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
+from rest.db import SESSIONS_EXTENSION
+
+from .conftest import Backend
+
+NO_SESSION = [
+    "/api/v1/strains?type=hybrid&limit=5",
+    "/api/v1/strains/blue-dream",
+    "/api/v1/dispensaries?state=CO&limit=5",
+    "/api/v1/dispensaries?zip=80202&radius=50",
+    "/api/v1/deals?state=CO",
+    "/api/v1/doctors?state=CO",
+    "/api/v1/search?q=blue",
+    "/api/v1/search?q=og",
+    "/api/v1/search?q=blue%20dreem",
+    "/api/v1/laws/CO",
+    "/api/v1/laws/ZZ",
+    "/api/v1/strains?limit=0",
+]
+
+
+@pytest.fixture
+def counted_app(backend: Backend) -> Iterator[tuple[Flask, str, list[int]]]:
+    """An app on the backend's data (default key cache) that counts the sessions it opens."""
+    app = create_app({"TESTING": True, "DATABASE_URL": backend.url, "PAGE_CACHE_MB": 0})
+    opened: list[int] = []
+    factory = app.extensions[SESSIONS_EXTENSION]
+
+    def counting_factory():
+        opened.append(1)
+        return factory()
+
+    app.extensions[SESSIONS_EXTENSION] = counting_factory
+    try:
+        yield app, backend.key, opened
+    finally:
+        dispose_engines(app)
+
+
+def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
+    app, key, opened = counted_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200  # caches the key
+    opened.clear()
+    statuses = {path: client.get(path, headers=headers).status_code for path in NO_SESSION}
+    assert opened == []
+    assert statuses["/api/v1/laws/ZZ"] == 404
+    assert statuses["/api/v1/strains?limit=0"] == 400
+    assert all(
+        status == 200 for path, status in statuses.items() if "ZZ" not in path and "=0" not in path
+    )
+    # A dispensary's detail builds ORM objects: it still reads through a session.
+    found = client.get("/api/v1/dispensaries?state=CO&limit=1", headers=headers).get_json()
+    detail = client.get(f"/api/v1/dispensaries/{found['data'][0]['id']}", headers=headers)
+    assert detail.status_code == 200
+    assert opened == [1]
+
+
+def test_every_request_hands_its_connections_back(counted_app) -> None:
+    app, key, _opened = counted_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    pool = app.extensions[REQUEST_ENGINE_EXTENSION].pool
+    found = client.get("/api/v1/dispensaries?state=CO&limit=1", headers=headers).get_json()
+    detail = f"/api/v1/dispensaries/{found['data'][0]['id']}"
+    for path in [*NO_SESSION, detail, "/api/v1/strains/no-such-strain"]:
+        client.get(path, headers=headers)
+        assert pool.checkedout() == 0, path
+    graphql = client.post(
+        "/graphql",
+        json={"query": '{ dispensaries(state: "CO", limit: 2) { items { name law { state } } } }'},
+        headers=headers,
+    )
+    assert graphql.status_code == 200
+    assert "errors" not in graphql.get_json()
+    assert pool.checkedout() == 0
