@@ -186,11 +186,17 @@ def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
     }
 
 
+def reset_second(reset: float) -> int:
+    """The reset time as reported everywhere (headers, /usage, GraphQL): the whole second by
+    which the count has gone down, i.e. rounded up, as Flask-Limiter's own headers do."""
+    return int(reset + 1)
+
+
 def usage_of(limiter: Limiter, api_key: KeyIdentity) -> dict[str, int]:
     """The key's quota right now, read without spending any of it."""
     item, identifiers = quota_item(api_key)
     reset, remaining = limiter.limiter.get_window_stats(item, *identifiers)
-    return {"limit": item.amount, "remaining": remaining, "reset": int(reset)}
+    return {"limit": item.amount, "remaining": remaining, "reset": reset_second(reset)}
 
 
 def quota_headers(limiter: Limiter) -> dict[str, str]:

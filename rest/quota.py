@@ -42,7 +42,7 @@ from redis.commands.core import Script
 
 from service.keys import KeyIdentity
 
-from .limits import CHARGED, is_metered, quota_item
+from .limits import CHARGED, is_metered, quota_item, reset_second
 
 LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
 # The memory storage is one process's own, so a longer lease costs no exactness between
@@ -129,10 +129,6 @@ def window_stats(item: RateLimitItem, window: Window, now: float) -> tuple[float
     return now + min(previous_reset_in, current_reset_in), remaining
 
 
-def _header_reset(reset: float) -> int:
-    return int(reset + 1)  # Flask-Limiter's headers round up to the next whole second
-
-
 @dataclass
 class _Lease:
     """Units taken from Redis for one key and not handed out yet."""
@@ -213,7 +209,7 @@ class Quota:
         granted, reset, remaining = take(_lease_size(cap, lease, now, horizon))
         if granted == 0:
             return None
-        state = QuotaState(item.amount, remaining + granted - 1, _header_reset(reset))
+        state = QuotaState(item.amount, remaining + granted - 1, reset_second(reset))
         with self._lock:
             self._leases[key] = _Lease(
                 item.amount, granted - 1, remaining, state.reset, granted, now
