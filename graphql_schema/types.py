@@ -11,6 +11,7 @@ from typing import Annotated, Generic, TypeVar
 
 import strawberry
 from strawberry import Info
+from strawberry.types.nodes import SelectedField, Selection
 
 from models import Deal as DealModel
 from models import Dispensary as DispensaryModel
@@ -119,32 +120,39 @@ class MenuItem:
     price: float
     unit: str
     strain_slug: str | None
-    _strain_id: strawberry.Private[int | None]
+    # Set by Dispensary.menu when the query selects it (see _selects_strain), else never read.
+    strain: "Strain | None" = strawberry.field(
+        default=None, description="The strain, when the item is a strain's flower."
+    )
 
     @classmethod
-    def from_entry(cls, entry: MenuEntry) -> "MenuItem":
+    def from_entry(cls, entry: MenuEntry, strain: "Strain | None" = None) -> "MenuItem":
         return cls(
             name=entry.name,
             category=entry.category,
             price=entry.price,
             unit=entry.unit,
             strain_slug=entry.strain,
-            _strain_id=entry.strain_id,
+            strain=strain,
         )
 
-    @strawberry.field(description="The strain, when the item is a strain's flower.")
-    def strain(self, info: Info[Context, None]) -> "Strain | None":
-        if self._strain_id is None:
-            return None
-        ctx = info.context
 
-        def fetch(ids: list[int]) -> dict[int, StrainRow]:
-            found = strains.strains_by_ids(ctx.session, ids)
-            _seen_strains(ctx, found.values())
-            return found
+def _selects_strain(menu_fields: Iterable[Selection]) -> bool:
+    """Whether the query asks for the ``strain`` of a menu's items: in any of the field nodes
+    merged into this ``menu`` field, directly, under an alias or in any fragment, whatever its
+    directives. It over-approximates (a skipped ``strain`` still counts), so an item's strain is
+    never left out when the field is resolved."""
+    return any(_item_selects_strain(field.selections) for field in menu_fields)
 
-        row = ctx.batch.load("strain", "menu-strain", self._strain_id, fetch)
-        return Strain.from_model(row, info) if row is not None else None
+
+def _item_selects_strain(selections: Iterable[Selection]) -> bool:
+    for selection in selections:
+        if isinstance(selection, SelectedField):
+            if selection.name == "strain":
+                return True
+        elif _item_selects_strain(selection.selections):  # inline fragment or fragment spread
+            return True
+    return False
 
 
 @strawberry.type(description="A licensed dispensary.")
@@ -204,15 +212,23 @@ class Dispensary:
     def menu(self, info: Info[Context, None], limit: int = MENU_MAX) -> list[MenuItem]:
         size = nested_limit(limit, MENU_MAX)
         ctx = info.context
+        # Each item's strain comes with the menu, in one batched statement, when the query
+        # asks for it: a resolver per item cost more than the rest of the item.
+        with_strains = _selects_strain(info.selected_fields)
 
-        def fetch(ids: list[int]) -> dict[int, list[MenuEntry]]:
+        def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:
             found = dispensaries.menus_by_dispensary(ctx.session, ids, limit=size)
-            listed = [e.strain_id for rows in found.values() for e in rows if e.strain_id]
-            ctx.batch.register("menu-strain", listed)
-            return found
+            linked: dict[int | None, Strain] = {}
+            if with_strains:
+                listed = {e.strain_id for items in found.values() for e in items if e.strain_id}
+                for pk, row in strains.strains_by_ids(ctx.session, listed).items():
+                    linked[pk] = Strain.from_model(row, info)
+            return {
+                owner: [MenuItem.from_entry(e, linked.get(e.strain_id)) for e in entries]
+                for owner, entries in found.items()
+            }
 
-        rows = ctx.batch.load(("menu", size), "dispensary", self._pk, fetch)
-        return [MenuItem.from_entry(entry) for entry in rows]
+        return ctx.batch.load(("menu", size, with_strains), "dispensary", self._pk, fetch)
 
     @strawberry.field(description="Newest reviews first (limit at most 20).")
     def reviews(self, info: Info[Context, None], limit: int = REVIEWS_SHOWN) -> list[Review]:

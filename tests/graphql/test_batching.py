@@ -104,3 +104,90 @@ def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(
     # key lookup, page (its count, effects and flavors included), terpenes,
     # strain->dispensaries, law
     assert statements == 5
+
+
+ITEM = "fragment Item on MenuItem { strain { slug } }"
+MENU_SPELLINGS = {
+    "direct": ("menu { strainSlug strain { slug } }", ""),
+    "alias": ("menu { strainSlug s: strain { slug } }", ""),
+    "inline fragment": ("menu { strainSlug ... on MenuItem { strain { slug } } }", ""),
+    "untyped inline fragment": (
+        "menu { strainSlug ... @include(if: true) { strain { slug } } }",
+        "",
+    ),
+    "named fragment": ("menu { strainSlug ...Item }", ITEM),
+    "nested named fragments": (
+        "menu { ...Outer }",
+        ITEM + " fragment Outer on MenuItem { strainSlug ...Item }",
+    ),
+    "fragment on the dispensary": (
+        "...Menu",
+        "fragment Menu on Dispensary { menu { strainSlug strain { slug } } }",
+    ),
+    "merged menu fields": ("menu { strainSlug } menu { strain { slug } }", ""),
+    "included": ("menu { strainSlug strain @include(if: $flag) { slug } }", ""),
+    "not skipped": ("menu { strainSlug strain @skip(if: $flag) { slug } }", ""),
+}
+
+
+def _menu_query(selection: str, fragments: str) -> str:
+    flag = ", $flag: Boolean! = %s" % ("true" if "@include" in selection else "false")
+    flag = flag if "$flag" in selection else ""
+    return (
+        f"query Menus($limit: Int!{flag}) {{ dispensaries(limit: $limit)"
+        f" {{ items {{ id {selection} }} }} }} {fragments}"
+    )
+
+
+@pytest.mark.parametrize("spelling", MENU_SPELLINGS.values(), ids=MENU_SPELLINGS.keys())
+def test_menu_item_strains_arrive_however_the_query_spells_them(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run, spelling: tuple[str, str]
+) -> None:
+    """Each item's strain comes with its menu when any selection asks for it (an alias,
+    fragments, directives): the strain is the item's own, and null for non-strain items."""
+    data, _statements = run(app, client, api_keys["enterprise"], _menu_query(*spelling), 10)
+    items = [item for d in data["dispensaries"]["items"] for item in d["menu"]]
+    with_strain = [item for item in items if item["strainSlug"] is not None]
+    assert with_strain, "the test data should list strains on these menus"
+    assert len(with_strain) < len(items), "and other products too"
+    for item in items:
+        strain = item.get("strain", item.get("s"))
+        expected = None if item["strainSlug"] is None else {"slug": item["strainSlug"]}
+        assert strain == expected
+
+
+def test_a_skipped_strain_is_left_out_and_other_menu_aliases_keep_theirs(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
+) -> None:
+    skipped, _ = run(
+        app,
+        client,
+        api_keys["enterprise"],
+        "query Q($limit: Int!) { dispensaries(limit: $limit) { items {"
+        " menu { name strain @include(if: false) { slug } } } } }",
+        5,
+    )
+    assert all("strain" not in item for d in skipped["dispensaries"]["items"] for item in d["menu"])
+    both, _ = run(
+        app,
+        client,
+        api_keys["enterprise"],
+        "query Q($limit: Int!) { dispensaries(limit: $limit) { items {"
+        " plain: menu { strainSlug } linked: menu { strainSlug strain { slug } } } } }",
+        5,
+    )
+    for dispensary in both["dispensaries"]["items"]:
+        assert [i["strainSlug"] for i in dispensary["plain"]] == [
+            i["strain"] and i["strain"]["slug"] for i in dispensary["linked"]
+        ]
+
+
+def test_menu_strains_are_fetched_only_when_the_query_asks_for_them(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
+) -> None:
+    query = "query Q($limit: Int!) { dispensaries(limit: $limit) { items { menu { name %s } } } }"
+    _plain, without = run(app, client, api_keys["enterprise"], query % "", 20)
+    _linked, with_strains = run(app, client, api_keys["enterprise"], query % "strain { slug }", 20)
+    # key lookup, page, menu; then the strains of every listed item in one more statement
+    assert without == 3
+    assert with_strains == 4
