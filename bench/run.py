@@ -1,9 +1,12 @@
 """Throughput benchmark under gunicorn, as ratios to a bare Flask endpoint measured in the same run.
 
-Usage: .venv/bin/python bench/run.py [--seconds 5] [--connections 8] [--backends sqlite,postgres]
+Usage: .venv/bin/python bench/run.py [--seconds 5] [--warmup 1] [--connections 8]
+       [--backends sqlite,postgres]
 Needs `wrk` (Debian package) on PATH; PostgreSQL and Redis at TEST_POSTGRES_URL / REDIS_URL for the
 "postgres" backend (default 127.0.0.1). Every server binds 127.0.0.1, every load run is bounded by
---seconds, and every process started here is stopped by its pid.
+--seconds (after an unrecorded --warmup run of the same case, bare Flask included: first requests
+compile statements, open pooled connections and, warm, fill the replay store), and every process
+started here is stopped by its pid.
 """
 
 import argparse
@@ -87,6 +90,13 @@ class Gunicorn:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait(timeout=10)
+
+
+def _measure(url: str, *, key: str | None, body: str | None, load: dict) -> dict:
+    """One case: ``load["warmup"]`` seconds of load whose figures are dropped, then the run."""
+    if load["warmup"] > 0:
+        _wrk(url, key=key, body=body, seconds=load["warmup"], connections=load["connections"])
+    return _wrk(url, key=key, body=body, seconds=load["seconds"], connections=load["connections"])
 
 
 def _wrk(url: str, *, key: str | None, body: str | None, seconds: int, connections: int) -> dict:
@@ -203,7 +213,8 @@ def _measure_backend(
             try:
                 app.wait_ready("/health")
                 for case, path, body in cases:
-                    result = _wrk(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, **load)
+                    target = f"http://127.0.0.1:{app.port}{path}"
+                    result = _measure(target, key=key, body=body, load=load)
                     rows.append((case, backend, mode, store, result))
             finally:
                 app.stop()
@@ -253,6 +264,7 @@ def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=5)
+    parser.add_argument("--warmup", type=int, default=1, help="unrecorded seconds before each run")
     parser.add_argument("--connections", type=int, default=8)
     parser.add_argument("--backends", default="sqlite,postgres")
     parser.add_argument("--modes", default=",".join(MODES), help="warm, cold or both")
@@ -265,7 +277,7 @@ def main() -> None:
     cases = [c for c in CASES if not wanted or any(word in c[0] for word in wanted)]
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (apt-get install wrk)")
-    load = {"seconds": args.seconds, "connections": args.connections}
+    load = {"seconds": args.seconds, "warmup": args.warmup, "connections": args.connections}
     backends = args.backends.split(",")
 
     # The ceiling is measured before and after the app cases; ratios use the mean of the two.
@@ -299,7 +311,7 @@ def _bare(load: dict) -> dict:
     bare = Gunicorn({}, app="bare:app")
     try:
         bare.wait_ready("/ping")
-        return _wrk(f"http://127.0.0.1:{bare.port}/ping", key=None, body=None, **load)
+        return _measure(f"http://127.0.0.1:{bare.port}/ping", key=None, body=None, load=load)
     finally:
         bare.stop()
 
