@@ -213,7 +213,7 @@ class Dispensary:
         size = nested_limit(limit, MENU_MAX)
         ctx = info.context
         # Each item's strain comes with the menu, in one batched statement, when the query
-        # asks for it: a resolver per item cost more than the rest of the item.
+        # asks for it: a resolver per item cost about as much as the rest of the item.
         with_strains = _selects_strain(info.selected_fields)
 
         def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:

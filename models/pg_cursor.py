@@ -4,8 +4,9 @@ psycopg builds ``cursor.description`` afresh on every access: one ``Column`` per
 each decoding its name and looking up its type. SQLAlchemy asks for it after every statement
 but, for a compiled statement whose result metadata it has already cached (every statement a
 request runs after the first), only checks that it is not ``None``. Building the columns cost
-about a seventh of a PostgreSQL list request. This cursor hands out a sequence that knows its
-length and builds psycopg's own columns, from the result it was taken from, on first use.
+about 40 µs for a 13-column result (a few per cent of a PostgreSQL list request). This cursor
+hands out a sequence that knows its length and builds psycopg's own columns, from the result it
+was taken from, on first use.
 
 Imported only for PostgreSQL engines (psycopg is an optional dependency).
 """
