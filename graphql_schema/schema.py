@@ -27,6 +27,7 @@ from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequ
 from .context import Context
 from .enums import DispensaryType, SearchType, StrainType
 from .errors import RejectEmptySelectionSets
+from .execution import plain_field_execution
 from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
 
 MAX_DEPTH = 10
@@ -215,4 +216,5 @@ def make_schema() -> strawberry.Schema:
             ParserCache,
             ValidationCache,
         ],
+        execution_context_class=plain_field_execution(),
     )
