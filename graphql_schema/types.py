@@ -199,7 +199,7 @@ class Dispensary:
         size = nested_limit(limit, MAX_LIMIT)
         ctx = info.context
 
-        def fetch(ids: list[int]) -> dict[int, list[DealModel]]:
+        def fetch(ids: list[int]) -> dict[int, list[DealRow]]:
             found = deals.deals_by_dispensary(ctx.session, ids, today=ctx.today, limit=size)
             owners = [deal.dispensary_id for rows in found.values() for deal in rows]
             ctx.batch.register("deal-dispensary", owners)

@@ -4,15 +4,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import lru_cache
+from typing import Any
 
-from sqlalchemy import Date, bindparam, select
+from sqlalchemy import Date, Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
 from models.db import Reader
 
 from .filters import DealFilters
-from .paging import Listing, Page, PageRequest, fetch_page, top_per_parent
+from .paging import Listing, Page, PageRequest, fetch_page, rows
 
 
 @dataclass(frozen=True)
@@ -60,16 +61,38 @@ def list_deals(
     return replace(result, items=[DealRow(*row) for row in result.items])
 
 
+@lru_cache(maxsize=1)
+def _by_dispensary_statement() -> Select[Any]:
+    """The first ``:limit`` deals active on ``:today`` (soonest expiry first) of each dispensary in
+    ``:ids``: one statement, built once, of a deal row's columns."""
+    rank = func.row_number().over(partition_by=Deal.dispensary_id, order_by=(Deal.expires, Deal.id))
+    ranked = (
+        select(*LISTED, rank.label("rank"))
+        .where(
+            Deal.dispensary_id == Dispensary.id,
+            Deal.dispensary_id.in_(bindparam("ids", expanding=True)),
+            Deal.expires >= bindparam("today", type_=Date),
+        )
+        .subquery("ranked")
+    )
+    c = ranked.c
+    return (
+        select(*(c[column.key] for column in LISTED))
+        .where(c.rank <= bindparam("limit", type_=Integer))
+        .order_by(c.dispensary_id, c.rank)
+    )
+
+
 def deals_by_dispensary(
-    session: Session, ids: Iterable[int], *, today: date, limit: int
-) -> dict[int, list[Deal]]:
+    db: Reader, ids: Iterable[int], *, today: date, limit: int
+) -> dict[int, list[DealRow]]:
     """Return up to ``limit`` active deals per dispensary (soonest expiry first), by its id."""
-    found: dict[int, list[Deal]] = {id_: [] for id_ in ids}
+    found: dict[int, list[DealRow]] = {id_: [] for id_ in ids}
     if not found:
         return found
-    stmt = select(Deal).where(Deal.dispensary_id.in_(found), Deal.expires >= today)
-    ranked = top_per_parent(stmt, Deal, Deal.dispensary_id, (Deal.expires, Deal.id), limit)
-    for deal in session.scalars(ranked):
+    params = {"ids": list(found), "today": today, "limit": limit}
+    for row in rows(db, _by_dispensary_statement(), params):
+        deal = DealRow(*row)
         found[deal.dispensary_id].append(deal)
     return found
 
