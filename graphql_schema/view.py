@@ -94,6 +94,10 @@ class ApiGraphQLView(GraphQLView):
     Such responses are also offered for replay in front of the app (``replayable``).
     """
 
+    # One instance serves every request (it keeps only what __init__ sets, read-only after):
+    # made per request, it read and rewrote the GraphiQL page on every operation.
+    init_every_request = False
+
     def __init__(
         self,
         *,

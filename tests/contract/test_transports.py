@@ -6,6 +6,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from graphql_schema import view as graphql_view
 from service import keys
 
 # resource -> (REST path, GraphQL field, key field, GraphQL key field)
@@ -220,3 +221,27 @@ def test_graphiql_page_needs_no_key_and_is_not_charged(app: Flask, client: Flask
         assert asset.content_type.startswith("text/javascript")
     response = client.get("/api/v1/laws/CA", headers={"X-API-Key": key})
     assert response.headers["X-RateLimit-Remaining"] == "99"
+
+
+def test_the_graphiql_page_is_built_once_not_per_request(
+    make_app, api_keys: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built: list[str] = []
+    original = graphql_view.offline_graphiql_html
+
+    def counting() -> str:
+        built.append("page")
+        return original()
+
+    monkeypatch.setattr(graphql_view, "offline_graphiql_html", counting)
+    client = make_app(PAGE_CACHE_MB=0).test_client()
+    for _ in range(3):
+        response = client.post(
+            "/graphql",
+            json={"query": "{ laws { stateCode } }"},
+            headers={"X-API-Key": api_keys["pro"]},
+        )
+        assert response.status_code == 200
+    page = client.get("/graphql", headers={"Accept": "text/html"})
+    assert "/graphql/static/graphiql/graphiql.min.js" in page.get_data(as_text=True)
+    assert built == ["page"]
