@@ -17,7 +17,7 @@ the start, so errors, their paths and null propagation are graphql-core's own. R
 because the fast path only reads attributes.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from graphql import (
@@ -75,7 +75,8 @@ def _nullable(inner: Completer) -> Completer:
 
 def _list_of(item: Completer) -> Completer:
     def complete(value: Any) -> Any:
-        if isinstance(value, str | bytes | dict) or not isinstance(value, Iterable):
+        # Lists and tuples only: any other iterable is left to graphql-core's own rules.
+        if value.__class__ is not list and value.__class__ is not tuple:
             raise Irregular
         return [item(each) for each in value]
 
@@ -84,6 +85,20 @@ def _list_of(item: Completer) -> Completer:
 
 def _leaf(coerce: Callable[[Any], Any]) -> Completer:
     def complete(value: Any) -> Any:
+        coerced = coerce(value)
+        if coerced is None or coerced is Undefined:
+            raise Irregular
+        return coerced
+
+    return complete
+
+
+def _non_null_leaf(coerce: Callable[[Any], Any]) -> Completer:
+    """``_non_null(_leaf(coerce))`` in one call: most fields of a page are these."""
+
+    def complete(value: Any) -> Any:
+        if value is None:
+            raise Irregular
         coerced = coerce(value)
         if coerced is None or coerced is Undefined:
             raise Irregular
@@ -134,6 +149,8 @@ def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
 
         def _build(self, return_type: GraphQLOutputType, details: list) -> Completer | None:
             if isinstance(return_type, GraphQLNonNull):
+                if is_leaf_type(return_type.of_type):
+                    return _non_null_leaf(return_type.of_type.coerce_output_value)
                 inner = self._build_nullable(return_type.of_type, details)
                 return _non_null(inner) if inner is not None else None
             inner = self._build_nullable(return_type, details)

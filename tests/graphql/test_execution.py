@@ -9,6 +9,7 @@ places, values a scalar refuses, missing attributes) to check that those reach g
 import json
 from datetime import date
 from enum import Enum
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import pytest
@@ -93,6 +94,9 @@ ODD_THINGS = {
     "null tags": _thing(tags=None),
     "dict loose tags": _thing(loose_tags={"x": 1}),
     "odd loose tag": _thing(loose_tags=["x", object()]),
+    "tuple tags": _thing(tags=("x", "y")),
+    "mapping tags": _thing(tags=MappingProxyType({"x": 1})),
+    "bytearray tags": _thing(tags=bytearray(b"xy")),
     "bad colour": _thing(colour="blue"),
     "plain colour value": _thing(colour="red"),
     "bad child": _thing(child=_thing(count=None)),
