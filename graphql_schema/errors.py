@@ -6,8 +6,9 @@ schema extensions during parsing and validation, which never reach an execution-
 
 import logging
 from collections.abc import Iterator
+from functools import lru_cache
 
-from graphql import SelectionSetNode, visit
+from graphql import DocumentNode, SelectionSetNode, parse, visit
 from graphql.error import GraphQLError
 from graphql.language import Visitor
 from strawberry.extensions import SchemaExtension
@@ -61,14 +62,32 @@ class _EmptySelections(Visitor):
             self.found = True
 
 
+def _has_empty_selection_set(document: DocumentNode) -> bool:
+    visitor = _EmptySelections()
+    visit(document, visitor)
+    return visitor.found
+
+
+@lru_cache(maxsize=1024)
+def _text_has_empty_selection_set(query: str) -> bool:
+    """The same check by the document's text, remembered: walking a nested page's document took
+    about as long as the rest of a small query's validation, for the same few documents."""
+    return _has_empty_selection_set(parse(query))
+
+
 class RejectEmptySelectionSets(SchemaExtension):
     """Refuse ``{ }`` before the other validators (which assume at least one selection) run."""
 
     def on_validate(self) -> Iterator[None]:
-        document = self.execution_context.graphql_document
+        context = self.execution_context
+        document = context.graphql_document
         if document is not None:
-            visitor = _EmptySelections()
-            visit(document, visitor)
-            if visitor.found:
+            # A document parsed from text is checked by that text (it parses the same again).
+            empty = (
+                _text_has_empty_selection_set(context.query)
+                if context.query is not None
+                else _has_empty_selection_set(document)
+            )
+            if empty:
                 raise GraphQLError("Selection sets must not be empty: select at least one field")
         yield
