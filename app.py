@@ -132,6 +132,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     init_rest(app)
     init_graphql(
         app,
+        connections=request_connection,
         sessions=request_session,
         quota=lambda: quota_snapshot(limiter),
         version=version.get,

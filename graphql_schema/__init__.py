@@ -7,6 +7,7 @@ never rest or seed.
 from collections.abc import Callable
 
 from flask import Flask
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from .schema import make_schema
@@ -27,6 +28,7 @@ __all__ = [
 def init_graphql(
     app: Flask,
     *,
+    connections: Callable[[], Connection],
     sessions: Callable[[], Session],
     quota: Callable[[], dict[str, int] | None],
     version: Callable[[], int],
@@ -35,12 +37,16 @@ def init_graphql(
 ) -> None:
     """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
 
+    ``connections`` and ``sessions`` give the request's connection (column reads) and session
+    (ORM reads), each opened on first use and closed by the app at the end of the request.
+
     ``version`` gives the data version, ``results`` keeps finished results between requests and
     ``replayable`` is told when a response may be replayed in front of the app.
     """
     view = ApiGraphQLView.as_view(
         "graphql",
         schema=make_schema(),
+        connections=connections,
         sessions=sessions,
         quota=quota,
         version=version,

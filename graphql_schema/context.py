@@ -1,8 +1,11 @@
 """What every resolver receives as ``info.context``."""
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from .loaders import BatchCache
@@ -10,6 +13,19 @@ from .loaders import BatchCache
 
 @dataclass
 class Context:
-    session: Session
+    """Column reads go through ``db`` (the request's plain connection) and ORM reads through
+    ``session``; each is opened on first use, so a query that makes no ORM objects (a nested
+    dispensaries page, say) opens no session, as a REST list does not."""
+
+    connections: Callable[[], Connection]
+    sessions: Callable[[], Session]
     today: date  # deals are active on or after this day (evaluated once per request)
     batch: BatchCache = field(default_factory=BatchCache)
+
+    @cached_property
+    def db(self) -> Connection:
+        return self.connections()
+
+    @cached_property
+    def session(self) -> Session:
+        return self.sessions()

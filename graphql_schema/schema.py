@@ -44,12 +44,15 @@ def _search_items(info: Info[Context, None], hits) -> list:
     by_kind: dict[str, list[str]] = {}
     for hit in hits:
         by_kind.setdefault(hit.type, []).append(hit.key)
-    found = {
-        "strain": strains.strains_by_slugs(ctx.session, by_kind.get("strain", [])),
-        "dispensary": dispensaries_by_public_ids(ctx.session, by_kind.get("dispensary", [])),
-        "doctor": doctors_by_public_ids(ctx.session, by_kind.get("doctor", [])),
-        "deal": deals.deals_by_public_ids(ctx.session, by_kind.get("deal", [])),
+    # Only the kinds on the page are fetched: strains by column, the others as ORM objects (so
+    # a page of strains alone opens no session).
+    fetch = {
+        "strain": lambda keys: strains.strains_by_slugs(ctx.db, keys),
+        "dispensary": lambda keys: dispensaries_by_public_ids(ctx.session, keys),
+        "doctor": lambda keys: doctors_by_public_ids(ctx.session, keys),
+        "deal": lambda keys: deals.deals_by_public_ids(ctx.session, keys),
     }
+    found = {kind: fetch[kind](keys) for kind, keys in by_kind.items()}
     build = {
         "strain": Strain.from_model,
         "dispensary": Dispensary.from_model,
@@ -85,14 +88,14 @@ class Query:
             cbd_max=cbd_max,
         )
         page = strains.list_strains(
-            info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+            info.context.db, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
         )
         return Page.of(page, [Strain.from_model(s, info) for s in page.items])
 
     @strawberry.field(description="One strain by slug, or null.")
     def strain(self, info: Info[Context, None], slug: str) -> Strain | None:
         try:
-            return Strain.from_model(strains.get_strain(info.context.session, slug), info)
+            return Strain.from_model(strains.get_strain(info.context.db, slug), info)
         except NotFound:
             return None
 
@@ -113,7 +116,7 @@ class Query:
             state=state, city=city, zip=zip, radius=radius, type=_value(type), delivery=delivery
         )
         page = dispensaries.list_dispensaries(
-            info.context.session, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+            info.context.db, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
         )
         items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
         return Page.of(page, items)
@@ -135,7 +138,7 @@ class Query:
     ) -> Page[Deal] | None:
         filters = DealFilters.create(state=state, city=city, category=category)
         page = deals.list_deals(
-            info.context.session,
+            info.context.db,
             filters,
             PageRequest.build(limit, offset, maximum=MAX_LIMIT),
             today=info.context.today,
@@ -154,7 +157,7 @@ class Query:
     ) -> Page[Doctor] | None:
         filters = DoctorFilters.create(state=state, city=city, telehealth=telehealth)
         page = doctors.list_doctors(
-            info.context.session,
+            info.context.db,
             filters,
             PageRequest.build(limit, offset, maximum=DOCTORS_MAX_LIMIT),
         )
@@ -163,13 +166,13 @@ class Query:
     @strawberry.field(description="The law record of one state or territory, or null.")
     def law(self, info: Info[Context, None], state: str) -> Law | None:
         try:
-            return Law.from_model(laws.get_law(info.context.session, state))
+            return Law.from_model(laws.get_law(info.context.db, state))
         except NotFound:
             return None
 
     @strawberry.field(description="Every law record, by state code.")
     def laws(self, info: Info[Context, None]) -> list[Law]:
-        return [Law.from_model(law) for law in laws.list_laws(info.context.session)]
+        return [Law.from_model(law) for law in laws.list_laws(info.context.db)]
 
     @strawberry.field(description="Ranked search across strains, dispensaries, doctors, deals.")
     def search(
@@ -183,7 +186,7 @@ class Query:
     ) -> Page[SearchResult] | None:
         query = SearchQuery.create(q=q, type=_value(type), state=state)
         page = search.search(
-            info.context.session,
+            info.context.db,
             query,
             PageRequest.build(limit, offset, maximum=MAX_LIMIT),
             today=info.context.today,

@@ -82,7 +82,7 @@ class Law:
 
 def _law_for(info: Info[Context, None], code: str) -> Law | None:
     ctx = info.context
-    law = ctx.batch.load("law", "state", code, lambda codes: laws.laws_by_codes(ctx.session, codes))
+    law = ctx.batch.load("law", "state", code, lambda codes: laws.laws_by_codes(ctx.db, codes))
     return Law.from_model(law) if law is not None else None
 
 
@@ -200,7 +200,7 @@ class Dispensary:
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DealRow]]:
-            found = deals.deals_by_dispensary(ctx.session, ids, today=ctx.today, limit=size)
+            found = deals.deals_by_dispensary(ctx.db, ids, today=ctx.today, limit=size)
             owners = [deal.dispensary_id for rows in found.values() for deal in rows]
             ctx.batch.register("deal-dispensary", owners)
             return found
@@ -217,11 +217,11 @@ class Dispensary:
         with_strains = _selects_strain(info.selected_fields)
 
         def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:
-            found = dispensaries.menus_by_dispensary(ctx.session, ids, limit=size)
+            found = dispensaries.menus_by_dispensary(ctx.db, ids, limit=size)
             linked: dict[int | None, Strain] = {}
             if with_strains:
                 listed = {e.strain_id for items in found.values() for e in items if e.strain_id}
-                for pk, row in strains.strains_by_ids(ctx.session, listed).items():
+                for pk, row in strains.strains_by_ids(ctx.db, listed).items():
                     linked[pk] = Strain.from_model(row, info)
             return {
                 owner: [MenuItem.from_entry(e, linked.get(e.strain_id)) for e in entries]
@@ -355,7 +355,7 @@ class Strain:
             "terpenes",
             "strain",
             self._pk,
-            lambda ids: strains.terpenes_by_strain(ctx.session, ids),
+            lambda ids: strains.terpenes_by_strain(ctx.db, ids),
         )
 
     @strawberry.field(description="Dispensaries whose menu lists the strain, by name.")

@@ -8,6 +8,7 @@ from typing import Any, Protocol
 import orjson
 from cross_web import HTTPException as TransportError
 from flask import Blueprint, Request, Response, abort, g, request
+from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -101,6 +102,7 @@ class ApiGraphQLView(GraphQLView):
     def __init__(
         self,
         *,
+        connections: Callable[[], Connection],
         sessions: Callable[[], Session],
         quota: Callable[[], dict[str, int] | None],
         version: Callable[[], int],
@@ -109,6 +111,7 @@ class ApiGraphQLView(GraphQLView):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self._connections = connections
         self._sessions = sessions
         self._quota = quota
         self._version = version
@@ -121,7 +124,7 @@ class ApiGraphQLView(GraphQLView):
         return self._ide_html
 
     def get_context(self, request: Request, response: Response) -> Context:
-        return Context(session=self._sessions(), today=date.today())
+        return Context(connections=self._connections, sessions=self._sessions, today=date.today())
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)

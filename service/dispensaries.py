@@ -211,15 +211,13 @@ def _menus_statement() -> Select[Any]:
 
 
 def menus_by_dispensary(
-    session: Session, ids: Iterable[int], *, limit: int = MENU_MAX
+    db: Reader, ids: Iterable[int], *, limit: int = MENU_MAX
 ) -> dict[int, list[MenuEntry]]:
     """Return up to ``limit`` menu items per dispensary in menu order, keyed by dispensary id."""
     menus: dict[int, list[MenuEntry]] = {id_: [] for id_ in ids}
     if not menus:
         return menus
-    for dispensary_id, *entry in rows(
-        session, _menus_statement(), {"ids": list(menus), "limit": limit}
-    ):
+    for dispensary_id, *entry in rows(db, _menus_statement(), {"ids": list(menus), "limit": limit}):
         menus[dispensary_id].append(MenuEntry(*entry))
     return menus
 

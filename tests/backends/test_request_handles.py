@@ -26,6 +26,17 @@ NO_SESSION = [
     "/api/v1/strains?limit=0",
 ]
 
+# GraphQL operations whose every read is a column statement: no session either.
+NO_SESSION_GRAPHQL = [
+    """{ dispensaries(state: "CO", limit: 5) { total items { id name deals(limit: 2) { title }
+        menu(limit: 3) { name strain { slug terpenes } } law { state } } } }""",
+    '{ strains(limit: 3) { items { slug terpenes } } strain(slug: "blue-dream") { name } }',
+    '{ deals(state: "CO", limit: 3) { items { id } } }',
+    "{ doctors(limit: 2) { items { id law { state } } } }",
+    '{ laws { stateCode } law(state: "CA") { state } }',
+    '{ search(q: "blue", type: STRAINS) { total items { ... on Strain { slug } } } }',
+]
+
 
 @pytest.fixture
 def counted_app(backend: Backend) -> Iterator[tuple[Flask, str, list[int]]]:
@@ -62,6 +73,25 @@ def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
     found = client.get("/api/v1/dispensaries?state=CO&limit=1", headers=headers).get_json()
     detail = client.get(f"/api/v1/dispensaries/{found['data'][0]['id']}", headers=headers)
     assert detail.status_code == 200
+    assert opened == [1]
+
+
+def test_graphql_reads_without_orm_objects_open_no_session(counted_app) -> None:
+    app, key, opened = counted_app
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200  # caches the key
+    opened.clear()
+    for query in NO_SESSION_GRAPHQL:
+        body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
+        assert "errors" not in body, body
+        assert body["data"] is not None
+    assert opened == []
+    # A search page with dispensaries on it builds them from ORM rows: one session.
+    query = '{ search(q: "green", type: DISPENSARIES) { items { ... on Dispensary { id } } } }'
+    body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
+    assert "errors" not in body, body
+    assert body["data"]["search"]["items"][0]["id"].startswith("disp_")
     assert opened == [1]
 
 
