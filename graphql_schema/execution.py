@@ -11,10 +11,11 @@ a function built once per execution for its selection: attribute reads and the s
 such a type (a dispensary's menu) is completed the same way.
 
 Anything else goes the ordinary way: fields with resolvers or arguments, abstract types,
-``@defer``, and every value that would not complete cleanly (a null in a non-null position, a
-value its scalar refuses, a missing attribute). Those are completed again by graphql-core from
-the start, so errors, their paths and null propagation are graphql-core's own. Re-running is safe
-because the fast path only reads attributes.
+``@defer`` and ``@stream``, every field while an extension watches resolvers (middleware), and
+every value that would not complete cleanly (a null in a non-null position, a value its scalar
+refuses, a missing attribute, an iterable other than a list or tuple). Those are completed again
+by graphql-core from the start, so errors, their paths and null propagation are graphql-core's
+own. Re-running is safe because the fast path only reads attributes.
 """
 
 from collections.abc import Callable
