@@ -5,6 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 from flask import Flask
+from flask.testing import FlaskClient
 
 from app import REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
 from rest.db import SESSIONS_EXTENSION
@@ -56,12 +57,18 @@ def counted_app(backend: Backend) -> Iterator[tuple[Flask, str, list[int]]]:
         dispose_engines(app)
 
 
-def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
+def _keyed_client(counted_app) -> tuple[FlaskClient, dict[str, str], list[int]]:
+    """A client whose key is already cached (its lookup opens a session), counter at zero."""
     app, key, opened = counted_app
     client = app.test_client()
     headers = {"X-API-Key": key}
-    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200  # caches the key
+    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200
     opened.clear()
+    return client, headers, opened
+
+
+def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
+    client, headers, opened = _keyed_client(counted_app)
     statuses = {path: client.get(path, headers=headers).status_code for path in NO_SESSION}
     assert opened == []
     assert statuses["/api/v1/laws/ZZ"] == 404
@@ -77,11 +84,7 @@ def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
 
 
 def test_graphql_reads_without_orm_objects_open_no_session(counted_app) -> None:
-    app, key, opened = counted_app
-    client = app.test_client()
-    headers = {"X-API-Key": key}
-    assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200  # caches the key
-    opened.clear()
+    client, headers, opened = _keyed_client(counted_app)
     for query in NO_SESSION_GRAPHQL:
         body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
         assert "errors" not in body, body
