@@ -94,20 +94,6 @@ def _leaf(coerce: Callable[[Any], Any]) -> Completer:
     return complete
 
 
-def _non_null_leaf(coerce: Callable[[Any], Any]) -> Completer:
-    """``_non_null(_leaf(coerce))`` in one call: most fields of a page are these."""
-
-    def complete(value: Any) -> Any:
-        if value is None:
-            raise Irregular
-        coerced = coerce(value)
-        if coerced is None or coerced is Undefined:
-            raise Irregular
-        return coerced
-
-    return complete
-
-
 def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
     """An execution context class for one schema; it remembers that schema's plain fields."""
 
@@ -150,8 +136,6 @@ def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
 
         def _build(self, return_type: GraphQLOutputType, details: list) -> Completer | None:
             if isinstance(return_type, GraphQLNonNull):
-                if is_leaf_type(return_type.of_type):
-                    return _non_null_leaf(return_type.of_type.coerce_output_value)
                 inner = self._build_nullable(return_type.of_type, details)
                 return _non_null(inner) if inner is not None else None
             inner = self._build_nullable(return_type, details)
