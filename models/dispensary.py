@@ -89,8 +89,9 @@ class MenuItem(Timestamped, Base):
     __tablename__ = "menu_items"
     __table_args__ = (
         CheckConstraint("price >= 0", name="price_positive"),
-        # Dispensary detail reads a whole menu in order.
-        Index("ix_menu_items_dispensary_id_position", "dispensary_id", "position"),
+        # A menu is read in order, its first N items as ``position < N``: every writer (seed,
+        # import) numbers a dispensary's items 0, 1, 2, ... and the index keeps them distinct.
+        Index("ix_menu_items_dispensary_id_position", "dispensary_id", "position", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -183,30 +183,27 @@ def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
 @lru_cache(maxsize=1)
 def _menus_statement() -> Select[Any]:
     """The first ``:limit`` menu items (menu order) of each dispensary in ``:ids``, with the
-    slug of each item's strain: one statement, built once, of the columns a menu shows."""
-    rank = func.row_number().over(
-        partition_by=MenuItem.dispensary_id, order_by=(MenuItem.position, MenuItem.id)
-    )
-    ranked = (
+    slug of each item's strain: one statement, built once, of the columns a menu shows.
+
+    Positions run 0, 1, 2, ... within a dispensary (models.dispensary.MenuItem), so the first
+    ``:limit`` items are those below it: a range of the (dispensary_id, position) index."""
+    # The slug looked up per item by primary key: joined, PostgreSQL hashes all strains instead.
+    slug = select(Strain.slug).where(Strain.id == MenuItem.strain_id).scalar_subquery()
+    return (
         select(
             MenuItem.dispensary_id,
             MenuItem.name,
             MenuItem.category,
             MenuItem.price,
             MenuItem.unit,
+            slug,
             MenuItem.strain_id,
-            rank.label("rank"),
         )
-        .where(MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)))
-        .subquery("ranked")
-    )
-    c = ranked.c
-    # The slug looked up per item by primary key: joined, PostgreSQL hashes all strains instead.
-    slug = select(Strain.slug).where(Strain.id == c.strain_id).scalar_subquery()
-    return (
-        select(c.dispensary_id, c.name, c.category, c.price, c.unit, slug, c.strain_id)
-        .where(c.rank <= bindparam("limit", type_=Integer))
-        .order_by(c.dispensary_id, c.rank)
+        .where(
+            MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)),
+            MenuItem.position < bindparam("limit", type_=Integer),
+        )
+        .order_by(MenuItem.dispensary_id, MenuItem.position)
     )
 
 

@@ -136,6 +136,17 @@ def test_example_set_imports_and_the_api_serves_it(
     with after.extensions["cds.sessions"]() as db:
         info = db.scalar(select(DatasetInfo).where(DatasetInfo.version == 2))
         assert (info.seed, info.reference_day) == (None, date.today())
+        # Each menu numbered 0, 1, 2, ... in file order: the API reads its first N as position < N.
+        positions = db.execute(
+            select(Dispensary.public_id, MenuItem.position)
+            .join(Dispensary, Dispensary.id == MenuItem.dispensary_id)
+            .order_by(MenuItem.id)
+        ).all()
+        per_shop: dict[str, list[int]] = {}
+        for shop, position in positions:
+            per_shop.setdefault(shop, []).append(position)
+        assert all(found == list(range(len(found))) for found in per_shop.values())
+        assert len(per_shop["disp_1001"]) == 4
 
     status, body, new_tag = _get(after, key, "/api/v1/strains")  # the key survived the import
     assert status == 200

@@ -253,6 +253,12 @@ def crowded(session: Session, commit_rows, reference_day: date) -> dict[str, Any
         select(Deal).where(Deal.dispensary_id == target.id, Deal.expires >= reference_day)
     ).all()
     menu = session.scalars(select(MenuItem).where(MenuItem.dispensary_id == target.id)).all()
+    # Positions continue each menu's 0, 1, 2, ... (the models' rule for menu order).
+    menu_sizes = dict(
+        session.execute(
+            select(MenuItem.dispensary_id, func.count()).group_by(MenuItem.dispensary_id)
+        ).all()
+    )
     added = commit_rows(
         *[
             Review(
@@ -278,7 +284,7 @@ def crowded(session: Session, commit_rows, reference_day: date) -> dict[str, Any
         *[
             MenuItem(
                 dispensary_id=target.id,
-                position=1000 + n,
+                position=len(menu) + n,
                 name=f"Crowded item {n}",
                 category="edibles",
                 price=float(n),
@@ -290,7 +296,8 @@ def crowded(session: Session, commit_rows, reference_day: date) -> dict[str, Any
         *[
             MenuItem(
                 dispensary_id=dispensary_id,
-                position=2000,
+                position=menu_sizes.get(dispensary_id, 0)
+                + (105 if dispensary_id == target.id else 0),
                 name=f"{strain.name} flower",
                 category="flower",
                 price=9.0,

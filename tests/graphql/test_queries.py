@@ -396,7 +396,9 @@ def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case
     commit_rows(
         MenuItem(
             dispensary_id=twice.id,
-            position=900,
+            position=session.scalar(  # after its last item: positions run 0, 1, 2, ...
+                select(func.count()).where(MenuItem.dispensary_id == twice.id)
+            ),
             name=f"{strain.name} (second listing)",
             category="flower",
             price=10.0,

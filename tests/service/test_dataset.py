@@ -362,6 +362,17 @@ def test_menus_hold_8_to_20_items_and_flower_names_real_strains(session: Session
     assert all(p > 0 and round(p, 2) == p for p in prices)
 
 
+def test_menu_positions_run_0_1_2_within_each_dispensary(session: Session) -> None:
+    # The API reads a menu's first N items as position < N (service.dispensaries).
+    spans = session.execute(
+        select(func.min(MenuItem.position), func.max(MenuItem.position), func.count()).group_by(
+            MenuItem.dispensary_id
+        )
+    ).all()
+    assert len(spans) == 6900
+    assert {(low, high) for low, high, size in spans} == {(0, size - 1) for _, _, size in spans}
+
+
 def test_reviews_are_recent_and_well_formed(session: Session) -> None:
     rows = session.execute(select(Review.dispensary_id, Review.rating, Review.author, Review.date))
     per_shop: Counter[int] = Counter()
