@@ -4,6 +4,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
+from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
@@ -21,6 +22,8 @@ class Context:
     sessions: Callable[[], Session]
     today: date  # deals are active on or after this day (evaluated once per request)
     batch: BatchCache = field(default_factory=BatchCache)
+    # What a resolver worked out from the query's own nodes, shared by the field's siblings.
+    by_nodes: dict[tuple[int, ...], tuple[Any, Any]] = field(default_factory=dict)
 
     @cached_property
     def db(self) -> Connection:

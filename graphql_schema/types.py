@@ -137,6 +137,20 @@ class MenuItem:
         )
 
 
+def _menu_selects_strain(info: Info[Context, None]) -> bool:
+    """``_selects_strain`` of this ``menu`` field, worked out once per request for all the
+    dispensaries that resolve it: siblings share the query's field nodes, and converting them
+    (``info.selected_fields``) cost more than the rest of a dispensary's menu resolver."""
+    nodes = info._raw_info.field_nodes  # Strawberry's Info offers no public handle on these
+    key = tuple(map(id, nodes))
+    memo = info.context.by_nodes
+    found = memo.get(key)
+    if found is None:
+        # The nodes are kept with the answer so that their ids stay theirs for the request.
+        found = memo[key] = (nodes, _selects_strain(info.selected_fields))
+    return found[1]
+
+
 def _selects_strain(menu_fields: Iterable[Selection]) -> bool:
     """Whether the query asks for the ``strain`` of a menu's items: in any of the field nodes
     merged into this ``menu`` field, directly, under an alias or in any fragment, whatever its
@@ -214,7 +228,7 @@ class Dispensary:
         ctx = info.context
         # Each item's strain comes with the menu, in one batched statement, when the query
         # asks for it: a resolver per item cost about as much as the rest of the item.
-        with_strains = _selects_strain(info.selected_fields)
+        with_strains = _menu_selects_strain(info)
 
         def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:
             found = dispensaries.menus_by_dispensary(ctx.db, ids, limit=size)
