@@ -14,8 +14,9 @@ import tempfile
 from pathlib import Path
 
 from gunicorn.glogging import Logger
+from gunicorn.workers.sync import SyncWorker
 
-from rest.serving import redact_query
+from rest.serving import CollectBetweenRequests, redact_query
 
 
 def _int_env(name: str, default: int) -> int:
@@ -120,12 +121,26 @@ def when_ready(server) -> None:  # type: ignore[no-untyped-def]
         )
 
 
+_collector: CollectBetweenRequests | None = None
+
+
 def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
     """The app is built: keep its long-lived objects (routes, schemas, the ZIP code table, ...)
     out of the garbage collector's full passes, which would otherwise walk them all and pause
-    a request for tens of milliseconds now and then."""
+    a request for tens of milliseconds now and then. A sync worker (one request at a time)
+    then collects between requests rather than during them (rest.serving)."""
+    global _collector
     gc.collect()
     gc.freeze()
+    # A sync worker however chosen (this file, -k or --threads), on Python 3.11-3.13.
+    if isinstance(worker, SyncWorker) and CollectBetweenRequests.APPLIES:
+        _collector = CollectBetweenRequests()
+
+
+def post_request(worker, req, environ, resp) -> None:  # type: ignore[no-untyped-def]
+    """The response has been sent: collect garbage now if it is due (sync workers)."""
+    if _collector is not None:
+        _collector.after_request()
 
 
 def post_fork(server, worker) -> None:  # type: ignore[no-untyped-def]
