@@ -25,6 +25,7 @@ from service.filters import (
 from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequest
 
 from .context import Context
+from .direct import install_direct_resolvers
 from .enums import DispensaryType, SearchType, StrainType
 from .errors import RejectEmptySelectionSets
 from .execution import plain_field_execution
@@ -208,9 +209,13 @@ LIMIT_RULES = (
 )
 
 
-def make_schema() -> strawberry.Schema:
-    """Build the schema; extensions are classes or factories so no state is shared."""
-    return ApiSchema(
+def make_schema(*, stock: bool = False) -> strawberry.Schema:
+    """Build the schema; extensions are classes or factories so no state is shared.
+
+    It completes plain fields with its own executor and calls resolvers directly where
+    Strawberry's wrapper has nothing to do (``execution``, ``direct``); ``stock=True`` builds it
+    with Strawberry's own execution throughout, which tests compare the answers with."""
+    schema = ApiSchema(
         query=Query,
         extensions=[
             RejectEmptySelectionSets,
@@ -219,5 +224,8 @@ def make_schema() -> strawberry.Schema:
             ParserCache,
             ValidationCache,
         ],
-        execution_context_class=plain_field_execution(),
+        execution_context_class=None if stock else plain_field_execution(),
     )
+    if not stock:
+        install_direct_resolvers(schema)
+    return schema

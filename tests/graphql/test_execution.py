@@ -1,33 +1,37 @@
-"""The plain-field executor gives exactly graphql-core's answer, errors and all.
+"""The plain-field executor and the direct resolvers give exactly the stock answer, errors and all.
 
-Every query runs twice: through the schema as served (``plain_field_execution``) and through the
-same schema with Strawberry's stock execution context. Data and formatted errors must be equal.
-A small schema of its own feeds the executor values that must not complete (nulls in non-null
-places, values a scalar refuses, missing attributes) to check that those reach graphql-core.
+Every query runs twice: through the schema as served (``plain_field_execution`` and
+``install_direct_resolvers``) and through the same schema with Strawberry's stock execution
+context and resolver wrappers. Data and formatted errors must be equal. A small schema of its
+own feeds the executor values that must not complete (nulls in non-null places, values a scalar
+refuses, missing attributes) to check that those reach graphql-core, and has resolvers of every
+shape the direct path handles or must leave to Strawberry.
 """
 
 import json
 from datetime import date
 from enum import Enum
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
 import pytest
 import strawberry
 from sqlalchemy.orm import Session
 from strawberry.extensions import SchemaExtension
+from strawberry.permission import BasePermission
 from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 
 from graphql_schema import make_schema
 from graphql_schema.context import Context
+from graphql_schema.direct import install_direct_resolvers
 from graphql_schema.execution import plain_field_execution
 
 
 def _both(schema_factory, query: str, variables: dict | None = None, context=None) -> tuple:
     """(fast result, stock result), each as (data as JSON text, formatted errors)."""
     fast = schema_factory()
-    stock = schema_factory()
-    stock.execution_context_class = StrawberryGraphQLCoreExecutionContext
+    stock = schema_factory(stock=True)
+    assert stock.execution_context_class is StrawberryGraphQLCoreExecutionContext
     assert fast.execution_context_class is not StrawberryGraphQLCoreExecutionContext
     answers = []
     for schema in (fast, stock):
@@ -47,6 +51,23 @@ class Colour(Enum):
     GREEN = "green"
 
 
+class Refuse(BasePermission):
+    message = "refused"
+
+    def has_permission(self, source: Any, info: strawberry.Info, **kwargs: Any) -> bool:
+        return False
+
+
+def _tag_count(root: "Thing", times: int = 1) -> int:
+    """A resolver that is no method: it takes its object as ``root``."""
+    return len(root.tags) * times
+
+
+def _first_tag(parent: strawberry.Parent["Thing"]) -> str | None:
+    """And one that takes it as ``parent``."""
+    return parent.tags[0] if parent.tags else None
+
+
 @strawberry.type
 class Thing:
     name: str
@@ -62,6 +83,30 @@ class Thing:
     @strawberry.field
     def shout(self, times: int = 1) -> str:
         return self.name.upper() * times
+
+    @strawberry.field
+    def greet(self, info: strawberry.Info, first_name: str, title: str | None = None) -> str:
+        """Renamed (firstName) and optional arguments, and ``info``."""
+        return f"{title or ''}{first_name} from {self.name} at {info.field_name}"
+
+    @strawberry.field
+    def named(self, value: Annotated[int, strawberry.argument(name="n")] = 2) -> int:
+        return value * self.count
+
+    @strawberry.field
+    def fail(self, message: str) -> str | None:
+        raise ValueError(message)
+
+    @strawberry.field
+    def paint(self, colour: Colour) -> str:  # an enum argument: Strawberry converts it
+        return f"{self.name} in {colour.value}"
+
+    @strawberry.field(permission_classes=[Refuse])
+    def guarded(self) -> str | None:
+        return "never"
+
+    tag_count: int = strawberry.field(resolver=_tag_count)
+    first_tag: str | None = strawberry.field(resolver=_first_tag)
 
 
 def _thing(**changes: Any) -> Thing:
@@ -121,10 +166,15 @@ class OddQuery:
         return [ODD_THINGS["ok"], ODD_THINGS[case]]
 
 
-def _odd_schema(*extensions: type) -> strawberry.Schema:
-    return strawberry.Schema(
-        query=OddQuery, extensions=list(extensions), execution_context_class=plain_field_execution()
+def _odd_schema(*extensions: type, stock: bool = False) -> strawberry.Schema:
+    schema = strawberry.Schema(
+        query=OddQuery,
+        extensions=list(extensions),
+        execution_context_class=None if stock else plain_field_execution(),
     )
+    if not stock:
+        install_direct_resolvers(schema)
+    return schema
 
 
 THING_SELECTION = """
@@ -167,6 +217,11 @@ ODD_SHAPES = {
         name @include(if: $yes) count @skip(if: $yes) child @include(if: $yes) { name }
         kids @skip(if: $yes) { name } } }""",
     "typename only": '{ thing(case: "ok") { __typename kids { __typename } } }',
+    "resolver shapes": """{ thing(case: "ok") { greet(firstName: "Ann") g: greet(firstName: "Bo",
+        title: "Dr ") named n3: named(n: 3) tagCount t2: tagCount(times: 2) firstTag
+        paint(colour: GREEN) kids { greet(firstName: "Cy", title: null) tagCount } } }""",
+    "resolver errors": """{ thing(case: "ok") { name fail(message: "boom")
+        kids { fail(message: "kid") } guarded } }""",
 }
 
 
@@ -175,7 +230,36 @@ ODD_SHAPES = {
 def test_every_selection_shape_gives_the_same_answer(query: str, yes: bool) -> None:
     fast, stock = _both(_odd_schema, query, {"yes": yes} if "$yes" in query else None)
     assert fast == stock
-    assert fast[1] == []
+    assert json.loads(fast[0])["thing"] is not None
+    assert fast[1] == [] or "fail" in query
+
+
+def test_resolver_errors_are_strawberrys_errors() -> None:
+    fast, _stock = _both(_odd_schema, ODD_SHAPES["resolver errors"])
+    assert sorted((error["message"], tuple(error["path"])) for error in fast[1]) == [
+        ("boom", ("thing", "fail")),
+        ("kid", ("thing", "kids", 0, "fail")),
+        ("kid", ("thing", "kids", 1, "fail")),
+        ("refused", ("thing", "guarded")),
+    ]
+
+
+def test_only_resolvers_with_nothing_for_strawberry_to_do_are_called_directly() -> None:
+    direct = install_direct_resolvers(_odd_schema(stock=True))
+    assert sorted(direct) == [
+        "OddQuery.strictThing",
+        "OddQuery.thing",
+        "OddQuery.things",
+        "Thing.fail",
+        "Thing.firstTag",
+        "Thing.greet",
+        "Thing.named",
+        "Thing.shout",
+        "Thing.tagCount",
+    ]  # not Thing.paint (an enum argument) nor Thing.guarded (a permission class)
+    served = install_direct_resolvers(make_schema(stock=True))
+    assert {"Dispensary.deals", "Dispensary.menu", "Dispensary.law", "Query.law"} <= set(served)
+    assert not {"Query.strains", "Query.dispensaries", "Query.search"} & set(served)  # enums
 
 
 class CountResolves(SchemaExtension):
@@ -191,7 +275,7 @@ class CountResolves(SchemaExtension):
 def test_an_extension_that_watches_resolvers_still_sees_every_field() -> None:
     CountResolves.seen.clear()
     query = '{ things(case: "ok") { name kids { name tags } child { count } } }'
-    fast, stock = _both(lambda: _odd_schema(CountResolves), query)
+    fast, stock = _both(lambda **stock: _odd_schema(CountResolves, **stock), query)
     assert fast == stock
     item = ["name", "kids", "name", "tags", "name", "tags", "child", "count"]
     assert CountResolves.seen == ["things", *item, *item] * 2  # the fast run, then the stock one
