@@ -19,6 +19,13 @@ class BatchCache:
         """Remember ``keys`` as objects of ``kind`` that later resolvers may ask about."""
         self._seen.setdefault(kind, {}).update(dict.fromkeys(keys))
 
+    def register_one(self, kind: str, key: Hashable) -> None:
+        """``register`` for one key (each object built registers itself: hundreds a page)."""
+        seen = self._seen.get(kind)
+        if seen is None:
+            seen = self._seen[kind] = {}
+        seen[key] = None
+
     def load(
         self,
         relation: Hashable,

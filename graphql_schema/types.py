@@ -49,8 +49,6 @@ def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel]) -> None:
     ctx.batch.register("state", [d.state for d in rows])
 
 
-def _seen_strains(ctx: Context, rows: Iterable[StrainRow]) -> None:
-    ctx.batch.register("strain", [s.id for s in rows])
 
 
 @strawberry.type(description="Cannabis law record of one state or territory.")
@@ -191,7 +189,9 @@ class Dispensary:
     def from_model(
         cls, d: DispensaryModel, info: Info[Context, None], distance: float | None = None
     ) -> "Dispensary":
-        _seen_dispensaries(info.context, [d])
+        batch = info.context.batch
+        batch.register_one("dispensary", d.id)
+        batch.register_one("state", d.state)
         return cls(
             id=d.public_id,
             name=d.name,
@@ -278,7 +278,7 @@ class Deal:
         info: Info[Context, None],
         dispensary_name: str | None = None,
     ) -> "Deal":
-        info.context.batch.register("deal-dispensary", [deal.dispensary_id])
+        info.context.batch.register_one("deal-dispensary", deal.dispensary_id)
         name = dispensary_name if dispensary_name is not None else deal.dispensary_name
         return cls(
             id=deal.public_id,
@@ -315,7 +315,7 @@ class Doctor:
 
     @classmethod
     def from_model(cls, doctor: DoctorModel | DoctorRow, info: Info[Context, None]) -> "Doctor":
-        info.context.batch.register("state", [doctor.state])
+        info.context.batch.register_one("state", doctor.state)
         return cls(
             id=doctor.public_id,
             name=doctor.name,
@@ -347,7 +347,7 @@ class Strain:
 
     @classmethod
     def from_model(cls, s: StrainRow, info: Info[Context, None]) -> "Strain":
-        _seen_strains(info.context, [s])
+        info.context.batch.register_one("strain", s.id)
         return cls(
             slug=s.slug,
             name=s.name,
