@@ -79,9 +79,14 @@ class Law:
 
 
 def _law_for(info: Info[Context, None], code: str) -> Law | None:
+    """The law of ``code``, built once per request and shared by everything in that state."""
     ctx = info.context
-    law = ctx.batch.load("law", "state", code, lambda codes: laws.laws_by_codes(ctx.db, codes))
-    return Law.from_model(law) if law is not None else None
+
+    def fetch(codes: list[str]) -> dict[str, Law]:
+        found = laws.laws_by_codes(ctx.db, codes)
+        return {code: Law.from_model(law) for code, law in found.items()}
+
+    return ctx.batch.load("law", "state", code, fetch)
 
 
 @strawberry.type(
