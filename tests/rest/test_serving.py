@@ -1,5 +1,6 @@
 import gc
 import logging
+import os
 import runpy
 import threading
 from collections.abc import Iterator
@@ -127,13 +128,20 @@ def test_a_huge_request_still_collects_at_the_ceiling(thresholds) -> None:
     del during
 
 
-def _hooks() -> dict:
-    return runpy.run_path(str(GUNICORN_CONF))
+@pytest.fixture
+def hooks(monkeypatch: pytest.MonkeyPatch) -> dict:
+    """gunicorn.conf.py's functions, read for one worker (more would make a metrics directory
+    and point PROMETHEUS_MULTIPROC_DIR at it for the rest of the process)."""
+    monkeypatch.setenv("WEB_CONCURRENCY", "1")
+    for name in ("PROMETHEUS_MULTIPROC_DIR", "CDS_METRICS_DIR_PREPARED", "CDS_METRICS_DIR_CREATED"):
+        monkeypatch.delenv(name, raising=False)
+    found = runpy.run_path(str(GUNICORN_CONF))
+    assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ
+    return found
 
 
 @THREE_GENERATIONS
-def test_gunicorn_sync_workers_collect_between_requests(thresholds) -> None:
-    hooks = _hooks()
+def test_gunicorn_sync_workers_collect_between_requests(thresholds, hooks: dict) -> None:
     worker = SyncWorker.__new__(SyncWorker)  # the hooks only ask which kind of worker it is
     hooks["post_worker_init"](worker)
     try:
@@ -147,8 +155,7 @@ def test_gunicorn_sync_workers_collect_between_requests(thresholds) -> None:
         gc.unfreeze()
 
 
-def test_gunicorn_thread_workers_keep_the_default_schedule(thresholds) -> None:
-    hooks = _hooks()
+def test_gunicorn_thread_workers_keep_the_default_schedule(thresholds, hooks: dict) -> None:
     worker = ThreadWorker.__new__(ThreadWorker)
     hooks["post_worker_init"](worker)
     try:
