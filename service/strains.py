@@ -7,9 +7,9 @@ row keeps, see models.strain) and a page's total included.
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
 
@@ -54,9 +54,9 @@ _RANGES = (
 )
 
 
-@dataclass(frozen=True)
-class StrainRow:
-    """A strain with its effects and flavors, in their listed order."""
+class StrainRow(NamedTuple):
+    """A strain with its effects and flavors, in their listed order (a named tuple, like every
+    row type read by the hundred)."""
 
     id: int
     slug: str
@@ -71,10 +71,20 @@ class StrainRow:
     flavors: list[str]
 
 
-@dataclass(frozen=True)
-class StrainDetail(StrainRow):
-    """A strain in full: also its terpenes."""
+class StrainDetail(NamedTuple):
+    """A strain in full: a StrainRow's fields, then its terpenes."""
 
+    id: int
+    slug: str
+    name: str
+    type: str
+    thc: float
+    cbd: float
+    description: str
+    rating: float
+    review_count: int
+    effects: list[str]
+    flavors: list[str]
     terpenes: list[str]
 
 
@@ -166,7 +176,7 @@ def get_strain(db: Reader, slug: str) -> StrainDetail:
     if found is None:
         raise NotFound(f"no strain with slug {slug!r}")
     terpenes = terpenes_by_strain(db, [found.id])[found.id]
-    return StrainDetail(**vars(found), terpenes=terpenes)
+    return StrainDetail(*found, terpenes=terpenes)
 
 
 def strains_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, StrainRow]:
