@@ -71,21 +71,10 @@ class StrainRow(NamedTuple):
     flavors: list[str]
 
 
-class StrainDetail(NamedTuple):
-    """A strain in full: a StrainRow's fields, then its terpenes."""
-
-    id: int
-    slug: str
-    name: str
-    type: str
-    thc: float
-    cbd: float
-    description: str
-    rating: float
-    review_count: int
-    effects: list[str]
-    flavors: list[str]
-    terpenes: list[str]
+# A strain in full: a StrainRow's fields, then its terpenes.
+StrainDetail = NamedTuple(
+    "StrainDetail", [*StrainRow.__annotations__.items(), ("terpenes", list[str])]
+)
 
 
 def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
