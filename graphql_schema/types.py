@@ -49,8 +49,6 @@ def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel]) -> None:
     ctx.batch.register("state", [d.state for d in rows])
 
 
-
-
 @strawberry.type(description="Cannabis law record of one state or territory.")
 class Law:
     state: str
