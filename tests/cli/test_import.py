@@ -575,6 +575,16 @@ def test_skip_invalid_loads_the_rest_and_counts_what_it_skipped(
     status, body, _ = _get(after, key, "/api/v1/dispensaries/disp_1003")
     assert status == 200
     assert [item["name"] for item in body["data"]["menu"]] == ["Blue Dream", "Relief Balm"]
+    # The skipped first item leaves no gap: a shorter menu is still the first items in order.
+    query = (
+        '{ dispensary(id: "disp_1003") { first: menu(limit: 1) { name } menu(limit: 2) { name } } }'
+    )
+    with after.test_client().post(
+        "/graphql", json={"query": query}, headers={"X-API-Key": key}
+    ) as response:
+        shop = response.get_json()["data"]["dispensary"]
+    assert [item["name"] for item in shop["first"]] == ["Blue Dream"]
+    assert [item["name"] for item in shop["menu"]] == ["Blue Dream", "Relief Balm"]
 
 
 def test_skip_invalid_does_not_skip_problems_with_whole_files(
