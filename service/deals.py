@@ -6,14 +6,14 @@ from datetime import date
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Integer, Select, bindparam, func, select
+from sqlalchemy import Date, Integer, Select, bindparam, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
 from models.db import Reader
 
 from .filters import DealFilters
-from .paging import Listing, Page, PageRequest, fetch_page, rows
+from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
 
 class DealRow(NamedTuple):
@@ -65,22 +65,13 @@ def list_deals(
 def _by_dispensary_statement() -> Select[Any]:
     """The first ``:limit`` deals active on ``:today`` (soonest expiry first) of each dispensary in
     ``:ids``: one statement, built once, of a deal row's columns."""
-    rank = func.row_number().over(partition_by=Deal.dispensary_id, order_by=(Deal.expires, Deal.id))
-    ranked = (
-        select(*LISTED, rank.label("rank"))
-        .where(
-            Deal.dispensary_id == Dispensary.id,
-            Deal.dispensary_id.in_(bindparam("ids", expanding=True)),
-            Deal.expires >= bindparam("today", type_=Date),
-        )
-        .subquery("ranked")
+    active = select(*LISTED).where(
+        Deal.dispensary_id == Dispensary.id,
+        Deal.dispensary_id.in_(bindparam("ids", expanding=True)),
+        Deal.expires >= bindparam("today", type_=Date),
     )
-    c = ranked.c
-    return (
-        select(*(c[column.key] for column in LISTED))
-        .where(c.rank <= bindparam("limit", type_=Integer))
-        .order_by(c.dispensary_id, c.rank)
-    )
+    limit = bindparam("limit", type_=Integer)
+    return top_per_parent(active, Deal.dispensary_id, (Deal.expires, Deal.id), limit)
 
 
 def deals_by_dispensary(

@@ -231,7 +231,7 @@ def reviews_by_dispensary(
     stmt = select(Review).where(Review.dispensary_id.in_(reviews))
     newest = (Review.date.desc(), Review.id.desc())
     for review in session.scalars(
-        top_per_parent(stmt, Review, Review.dispensary_id, newest, limit)
+        top_per_parent(stmt, Review.dispensary_id, newest, limit, entity=Review)
     ):
         reviews[review.dispensary_id].append(review)
     return reviews

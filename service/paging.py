@@ -5,7 +5,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import ColumnElement, Connection, Integer, Row, Select, bindparam, func, select
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Connection,
+    Integer,
+    Row,
+    Select,
+    bindparam,
+    func,
+    select,
+)
 from sqlalchemy.orm import aliased
 
 from models.db import Reader
@@ -128,18 +138,29 @@ def known_total(page: PageRequest, returned: int) -> int | None:
 
 
 def top_per_parent(
-    stmt: Select[Any], entity: type, parent: Any, order: tuple[Any, ...], limit: int
+    stmt: Select[Any],
+    parent: Any,
+    order: tuple[Any, ...],
+    limit: int | BindParameter[int],
+    *,
+    entity: type | None = None,
 ) -> Select[Any]:
-    """Rewrite ``stmt`` (selecting ``entity``) to keep the first ``limit`` rows per ``parent``.
+    """Rewrite ``stmt`` to keep the first ``limit`` rows per ``parent``, in ``order``.
 
     A row number partitioned by the parent key does in one statement what a LIMIT per parent
-    would need one statement each for.
+    would need one statement each for. With ``entity`` (what ``stmt`` selects) the result is
+    that entity; without, it is ``stmt``'s own columns. ``limit`` may be a bind parameter, for a
+    statement built once.
     """
     number = func.row_number().over(partition_by=parent, order_by=order).label("row_number")
     ranked = stmt.add_columns(number).subquery()
-    row = aliased(entity, ranked)
+    picked = (
+        [aliased(entity, ranked)]
+        if entity is not None
+        else [column for column in ranked.c if column.key != "row_number"]
+    )
     return (
-        select(row)
+        select(*picked)
         .where(ranked.c.row_number <= limit)
         .order_by(ranked.c[parent.key], ranked.c.row_number)
     )
