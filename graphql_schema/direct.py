@@ -58,11 +58,10 @@ def _direct(schema: Schema, field: StrawberryField) -> Callable[..., Any]:
     call = resolver.wrapped_func
     info_class = schema.config.info_class
     converter = schema.config.name_converter
-    renamed = {
-        converter.get_graphql_name(argument): argument.python_name
-        for argument in field.arguments
-        if converter.get_graphql_name(argument) != argument.python_name
+    names = {
+        converter.get_graphql_name(argument): argument.python_name for argument in field.arguments
     }
+    renamed = {graphql: python for graphql, python in names.items() if graphql != python}
     passes_self = resolver.self_parameter is not None
     parent_names = [
         parameter.name
