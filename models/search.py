@@ -10,7 +10,7 @@ together with the dialect's index over them and the two-character pairs (SearchP
 
 from datetime import date
 
-from sqlalchemy import Date, Integer, SmallInteger, String
+from sqlalchemy import Date, Index, Integer, SmallInteger, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base
@@ -41,6 +41,10 @@ def spaced_words(text: str) -> str:
 
 class SearchEntry(Base):
     __tablename__ = "search_entries"
+    # A search of one kind in one state (a state's deals, dispensaries or doctors) reads that
+    # state's entries of the kind, a few hundred, instead of every name the text index finds
+    # in all states: thousands for a common word such as "off" (see service.search).
+    __table_args__ = (Index("ix_search_entries_kind_state", "kind", "state"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     kind: Mapped[str] = mapped_column(String(10))  # strain, dispensary, doctor or deal

@@ -240,6 +240,40 @@ def test_state_and_type_filters_scope_the_indexed_search(
     assert _search_all(reader, reference_day, q, kind, state) == expected
 
 
+@pytest.mark.parametrize(
+    ("kind", "state", "index"),
+    [
+        # One kind in one state: that state's entries of the kind, whatever the text finds.
+        ("deals", "CA", "ix_search_entries_kind_state"),
+        ("dispensaries", "CO", "ix_search_entries_kind_state"),
+        # Strains are in every state; a search across kinds still starts from the text index.
+        ("strains", "CA", "search_names"),
+        (None, "CA", "search_names"),
+        ("deals", None, "search_names"),
+    ],
+)
+def test_a_search_of_one_kind_in_one_state_reads_that_state_s_entries(
+    reader: Session, reference_day: date, kind: str | None, state: str | None, index: str
+) -> None:
+    if reader.get_bind().dialect.name != "sqlite":
+        pytest.skip("PostgreSQL chooses between its indexes by statistics; SQLite by the SQL")
+    executed: list[tuple[str, object]] = []
+
+    def before(_conn, _cursor, statement, parameters, *_args) -> None:
+        executed.append((statement, parameters))
+
+    connection = reader.connection()
+    event.listen(connection, "before_cursor_execute", before)
+    try:
+        _search_all(reader, reference_day, "off", kind, state)
+    finally:
+        event.remove(connection, "before_cursor_execute", before)
+    statement, parameters = executed[0]  # the page (the only statement when it has hits)
+    plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters).all()
+    details = " | ".join(row[-1] for row in plan)
+    assert index in details, details
+
+
 def test_expired_deals_are_excluded_from_substring_and_similar_hits(
     reader: Session, reference_day: date, oracle: Oracle
 ) -> None:
