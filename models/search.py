@@ -42,8 +42,8 @@ def spaced_words(text: str) -> str:
 class SearchEntry(Base):
     __tablename__ = "search_entries"
     # A search of one kind in one state (a state's deals, dispensaries or doctors) reads that
-    # state's entries of the kind, a few hundred, instead of every name the text index finds
-    # in all states: thousands for a common word such as "off" (see service.search).
+    # state's entries of the kind, hundreds, instead of every name the text index finds in
+    # all states: thousands for a common word such as "off" (see service.search).
     __table_args__ = (Index("ix_search_entries_kind_state", "kind", "state"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)

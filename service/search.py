@@ -105,8 +105,8 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     if shape.type is not None:
         where.append(_ENTRY.kind == _KIND)
     # Strains are sold anywhere: a state scopes the other kinds. For one of those kinds the
-    # state's entries of it are the candidates, read through their index: a few hundred at
-    # most, where a common word finds thousands of names in the text index across all states.
+    # state's entries of it are the candidates, read through their index: hundreds (972 at
+    # most in the demo data), where a common word finds thousands of names in all states.
     one_state = shape.scoped and shape.type not in (None, "strains")
     if one_state:
         where.append(_ENTRY.state == _STATE)
