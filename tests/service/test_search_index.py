@@ -11,6 +11,7 @@ pairs table rather than a trigram index; the model checks both.
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -257,11 +258,8 @@ def test_a_search_of_one_kind_in_one_state_reads_that_state_s_entries(
 ) -> None:
     if reader.get_bind().dialect.name != "sqlite":
         pytest.skip("PostgreSQL chooses between its indexes by statistics; SQLite by the SQL")
-    executed: list[tuple[str, object]] = []
-
-    def before(_conn, _cursor, statement, parameters, *_args) -> None:
-        executed.append((statement, parameters))
-
+    executed: list[tuple[str, Any]] = []
+    before = _collect(executed)
     connection = reader.connection()
     event.listen(connection, "before_cursor_execute", before)
     try:
@@ -407,16 +405,18 @@ def test_a_two_letter_query_without_hits_skips_the_fallback(
     _add_strain(session, "Xo Yj")  # shares a trigram ("  x") with "xy", and does not contain it
     session.flush()
     rebuild_search_index(session.connection())
-    statements: list[str] = []
+    statements: list[tuple[str, Any]] = []
     event.listen(session.connection(), "before_cursor_execute", _collect(statements))
     assert _search_all(session, reference_day, "xy") == []
     assert statements  # the pairs page (and its count), no similarity statement
-    assert all("search_pairs" in statement for statement in statements)
+    assert all("search_pairs" in statement for statement, _parameters in statements)
 
 
-def _collect(statements: list[str]):
-    def before(_conn, _cursor, statement, *_args) -> None:
-        statements.append(statement)
+def _collect(statements: list[tuple[str, Any]]):
+    """A ``before_cursor_execute`` listener that records each (statement, parameters)."""
+
+    def before(_conn, _cursor, statement, parameters, *_args) -> None:
+        statements.append((statement, parameters))
 
     return before
 
