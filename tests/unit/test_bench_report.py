@@ -1,0 +1,70 @@
+"""The benchmark's target lines, from hand-made runs: what each compares and what a partial run
+(--modes, --cases) says instead of a figure."""
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "run.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_run", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(case: str, mode: str, rps: float, store: str = "memory") -> tuple:
+    return (case, "sqlite", mode, store, {"rps": rps, "p50": 1.0, "p99": 2.0, "errors": 0})
+
+
+def _line(lines: list[str], start: str) -> str:
+    (found,) = [line for line in lines if line.startswith(f"sqlite   {start}")]
+    return found
+
+
+def test_a_full_run_reports_every_target_against_the_right_baseline(bench) -> None:
+    rows = [_row(case, "warm", 3000) for case in bench.LIST_CASES]
+    rows += [_row(case, "cold", 1200) for case in bench.LIST_CASES]
+    rows[-1] = _row(bench.LIST_CASES[-1], "cold", 880)  # the slowest cold list
+    rows += [
+        _row(bench.GRAPHQL_CASE, "warm", 2700),
+        _row(bench.GRAPHQL_CASE, "cold", 300),
+        _row(bench.QUOTA_CASE, "warm", 2000, store="redis"),
+        _row(bench.QUOTA_CASE, "warm", 2900, store="redis"),  # the better run counts
+        _row(bench.QUOTA_CASE, "warm", 1500, store="redis-1"),
+    ]
+    lines = bench._targets(rows, ["sqlite"], ceiling=4000)
+
+    assert _line(lines, "REST list pages warm") == (
+        "sqlite   REST list pages warm: lowest 75% of bare, strains list (filters) (target >= 50%)"
+    )
+    assert _line(lines, "REST list pages cold") == (
+        f"sqlite   REST list pages cold: lowest 22% of bare, {bench.LIST_CASES[-1]} (target >= 25%)"
+    )
+    assert "90% of the REST strains list" in _line(lines, "GraphQL nested page warm")
+    assert "25% of the REST strains list" in _line(lines, "GraphQL nested page cold")
+    assert "cost 3% of memory://" in _line(lines, "Redis quotas (leasing)")
+    assert "cost 50% of memory://" in _line(lines, "Redis quotas (one round trip")
+    assert not any("nan" in line for line in lines)
+
+
+def test_a_partial_run_says_what_it_did_not_measure(bench) -> None:
+    # Only the cold mode, and not the first list case: a figure from the others, never "nan".
+    rows = [_row(case, "cold", 1000 + i) for i, case in enumerate(bench.LIST_CASES[1:])]
+    rows.append(_row(bench.GRAPHQL_CASE, "cold", 200))
+    lines = bench._targets(rows, ["sqlite"], ceiling=4000)
+
+    assert _line(lines, "REST list pages warm") == (
+        "sqlite   REST list pages warm: not measured (target >= 50%)"
+    )
+    assert _line(lines, "REST list pages cold") == (
+        f"sqlite   REST list pages cold: lowest 25% of bare, {bench.LIST_CASES[1]} "
+        "(target >= 25%); 1 list case(s) not measured"
+    )
+    assert "not measured" in _line(lines, "GraphQL nested page cold")
+    assert "not measured" in _line(lines, "Redis quotas (leasing)")
+    assert not any("nan" in line for line in lines)
