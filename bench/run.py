@@ -224,7 +224,9 @@ def _measure_backend(
     return rows
 
 
-def _rps(rows: list[tuple], case: str, backend: str, mode: str, store: str | None = None):
+def _rps(
+    rows: list[tuple], case: str, backend: str, mode: str, store: str | None = None
+) -> float | None:
     """The best req/s of the matching runs (a case measured more than once counts its best), or
     None when the run did not measure it."""
     found = [
