@@ -29,6 +29,7 @@ from rest.http import init_http
 from rest.jsonprovider import OrjsonProvider
 from rest.limits import (
     LIMITER_EXTENSION,
+    QUOTA_EXTENSION,
     UNMETERED_ENDPOINTS,
     FailedAuthThrottle,
     init_limits,
@@ -36,7 +37,9 @@ from rest.limits import (
     quota_headers,
     quota_snapshot,
 )
+from rest.links import init_links
 from rest.observability import init_observability
+from rest.proxies import trust_proxies
 from rest.quota import Quota, init_quota
 from rest.replay import ReplayLane, StoredResponse, init_replay, mark_replayable
 from rest.request_id import init_request_id
@@ -85,6 +88,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         STATE_TTL_MS=settings.state_ttl_ms,
         PAGE_CACHE_MB=settings.page_cache_mb,
         QUOTA_LEASE_SHARE=settings.quota_lease_share,
+        GRAPHQL_COST_BUDGET=settings.graphql_cost_budget,
+        GRAPHQL_TIME_BUDGET_MS=settings.graphql_time_budget_ms,
+        TRUSTED_PROXY_HOPS=settings.trusted_proxy_hops,
+        METRICS_TOKEN=settings.metrics_token,
+        PUBLIC_BASE_URL=settings.public_base_url,
         RATELIMIT_HEADERS_ENABLED=True,
     )
     if config:
@@ -110,6 +118,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     recorder = init_observability(app, log_stream=app.config.get("ACCESS_LOG_STREAM"))
     init_http(app, origins=app.config["CORS_ORIGINS"])
     init_error_handlers(app)
+    init_links(app)
     limiter = make_limiter()
     # Authentication must run before the limiter's own before_request hook (registration order).
     state_ttl_s = app.config["STATE_TTL_MS"] / 1000
@@ -117,15 +126,16 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
     version = Expiring(state_ttl_s, lambda: data_version(request_connection()))
     key_cache = KeyCache(state_ttl_s)
     init_auth(app, FailedAuthThrottle(limiter), needs_key=_needs_key, key_cache=key_cache)
-    init_conditional(
-        app,
-        applies=_conditional,
-        quota_headers=lambda: quota_headers(limiter),
-        version=version.get,
-    )
     # The usual case, an admitted request, is charged in one storage call (or a lease); the
     # limiter's hook handles the rest: refusals (429), its in-memory fallback and recovery.
     quota = Quota(limiter, lease_share=app.config["QUOTA_LEASE_SHARE"])
+    app.extensions[QUOTA_EXTENSION] = quota
+    init_conditional(
+        app,
+        applies=_conditional,
+        quota_headers=lambda: quota_headers(limiter, held=quota.held(g.api_key)),
+        version=version.get,
+    )
     init_quota(app, quota)
     init_limits(app, limiter)
     app.extensions[LIMITER_EXTENSION] = limiter
@@ -151,6 +161,7 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
         recorder=recorder,
         max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
     )
+    trust_proxies(app)  # outermost: the replay lane sees the resolved client address too
 
     app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
     app.cli.add_command(make_data_group(lambda: app.extensions[ENGINE_EXTENSION]))

@@ -1,7 +1,8 @@
 """API key authentication for /api/v1 and /graphql (SPEC 5).
 
 The key comes from the X-API-Key header or, failing that, the api_key query parameter: when both
-are sent, the header wins. Failed attempts are counted per client address and throttled.
+are sent, the header wins. Failed attempts are counted per client address (as resolved by
+rest.proxies) and throttled; a valid key is never refused by that throttle.
 """
 
 from collections.abc import Callable
@@ -57,19 +58,21 @@ def init_auth(
         if known is not None:  # a key this worker verified moments ago: nothing to throttle
             g.api_key = known
             return None
-        address = request.remote_addr or "unknown"
-        if throttle.exhausted(address):
-            return error_response(
-                429,
-                f"too many failed API key attempts from this address ({FAILED_AUTH_LIMIT})",
-                headers={"Retry-After": str(throttle.retry_after(address))},
-            )
         try:
             checked = keys.check_presented(presented)
             g.api_key = key_cache.get_or_load(
                 key_hash, lambda: keys.authenticate(request_session(), checked)
             )
         except Unauthorized as error:
+            # Only failed attempts are throttled: a valid key is served whatever its address
+            # (behind a proxy, many customers may share one).
+            address = request.remote_addr or "unknown"
+            if throttle.exhausted(address):
+                return error_response(
+                    429,
+                    f"too many failed API key attempts from this address ({FAILED_AUTH_LIMIT})",
+                    headers={"Retry-After": str(throttle.retry_after(address))},
+                )
             throttle.record(address)
             return error_response(401, error.message)
         return None

@@ -2,14 +2,22 @@
 
 The tag is derived from the data version, the day (deals expire) and the normalized request
 (path and query parameters, without api_key), so it can be computed before running any query.
-The check runs after authentication and before the quota, so a 304 is never charged. A tagged
-200 may also be replayed (rest.replay).
+A 304 is only ever an answer where the same request would have been a 200:
+
+- a tag this worker has sent on a 200 (so the request is known to succeed) from a key with
+  quota left is answered 304 before the quota hook, without charge;
+- any other matching tag (``*``, a tag another worker sent, a forged one) is answered by running
+  the request as usual: a 200 becomes a 304, charged like the 200; errors stay errors.
+
+A tagged 200 may also be replayed (rest.replay).
 """
 
 import hashlib
+import threading
 from collections.abc import Callable
 from datetime import date
 
+from cachetools import LRUCache
 from flask import Flask, Response, g, request
 
 from .auth import params_without_key
@@ -36,6 +44,33 @@ def _matching(tag: str) -> str | None:
     return None
 
 
+ISSUED_TAGS = 65_536  # tags remembered per worker (about 8 MiB at most)
+
+
+class IssuedTags:
+    """The tags this worker has sent on 200 responses, most recent first out of a bounded LRU."""
+
+    def __init__(self, size: int = ISSUED_TAGS) -> None:
+        self._tags: LRUCache[str, bool] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def add(self, tag: str) -> None:
+        with self._lock:
+            self._tags[tag] = True
+
+    def __contains__(self, tag: str) -> bool:
+        with self._lock:
+            return self._tags.get(tag, False)
+
+
+def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
+    response = Response(status=304)
+    response.set_etag(client_tag)
+    response.headers["Cache-Control"] = CACHE_CONTROL
+    response.headers.update(quota_headers)
+    return response
+
+
 def init_conditional(
     app: Flask,
     *,
@@ -47,6 +82,7 @@ def init_conditional(
 
     ``version()`` gives the current data version.
     """
+    issued = IssuedTags()
 
     @app.before_request
     def not_modified() -> Response | None:
@@ -58,15 +94,24 @@ def init_conditional(
         client_tag = _matching(g.etag)
         if client_tag is None:
             return None
-        response = Response(status=304)
-        response.set_etag(client_tag)
-        response.headers["Cache-Control"] = CACHE_CONTROL
-        response.headers.update(quota_headers())
-        return response
+        if g.etag in issued:
+            headers = quota_headers()
+            if headers.get("X-RateLimit-Remaining") != "0":
+                return _not_modified(client_tag, headers)
+        g.revalidating = client_tag  # decided once the request has run (tag_response)
+        return None
 
     @app.after_request
     def tag_response(response: Response) -> Response:
-        if response.status_code == 200 and g.get("etag") and not response.get_etag()[0]:
-            response.set_etag(g.etag)
+        tag = g.get("etag")
+        if response.status_code != 200 or not tag:
+            return response
+        issued.add(tag)
+        client_tag = g.get("revalidating")
+        if client_tag is not None:
+            kept = {k: v for k, v in response.headers.items() if k.lower().startswith("x-")}
+            response = _not_modified(client_tag, kept)
+        elif not response.get_etag()[0]:
+            response.set_etag(tag)
             response.headers["Cache-Control"] = CACHE_CONTROL
         return response

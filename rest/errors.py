@@ -11,13 +11,15 @@ from service.errors import (
 )
 
 from .envelope import error_body
+from .links import public_link
 
 
 def docs_link(code: int) -> str:
-    """Absolute link to the documentation of error ``code``."""
+    """Link to the documentation of error ``code``: under PUBLIC_BASE_URL when that is set,
+    else relative (never built from the request's Host header)."""
     base = current_app.config["DOCS_URL"]
     if base.startswith("/"):
-        base = request.host_url.rstrip("/") + base
+        base = public_link(base)
     return f"{base}#error-{code}"
 
 

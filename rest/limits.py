@@ -23,6 +23,7 @@ FAILED_AUTH_LIMIT = "60 per hour"
 QUOTA_STRATEGY = "sliding-window-counter"
 QUOTA_SCOPE = "quota"  # the one bucket per key that REST and GraphQL share
 LIMITER_EXTENSION = "cds.limiter"
+QUOTA_EXTENSION = "cds.quota"  # the rest.quota.Quota charging this app's requests
 CHARGED = "quota_charged"  # g attribute: the quota state after rest.quota charged the request
 # Answered for a valid key without spending quota (GET /api/v1/usage reports the quota).
 UNMETERED_ENDPOINTS = frozenset({"api_v1.get_usage"})
@@ -192,16 +193,18 @@ def reset_second(reset: float) -> int:
     return int(reset + 1)
 
 
-def usage_of(limiter: Limiter, api_key: KeyIdentity) -> dict[str, int]:
-    """The key's quota right now, read without spending any of it."""
+def usage_of(limiter: Limiter, api_key: KeyIdentity, *, held: int = 0) -> dict[str, int]:
+    """The key's quota right now, read without spending any of it; ``held``: units this worker
+    has leased and not used yet, which its headers report as remaining (rest.quota)."""
     item, identifiers = quota_item(api_key)
     reset, remaining = limiter.limiter.get_window_stats(item, *identifiers)
+    remaining = min(item.amount, remaining + held)
     return {"limit": item.amount, "remaining": remaining, "reset": reset_second(reset)}
 
 
-def quota_headers(limiter: Limiter) -> dict[str, str]:
+def quota_headers(limiter: Limiter, *, held: int = 0) -> dict[str, str]:
     """The X-RateLimit-* headers for the current key, read without spending quota."""
-    usage = usage_of(limiter, g.api_key)
+    usage = usage_of(limiter, g.api_key, held=held)
     return {
         "X-RateLimit-Limit": str(usage["limit"]),
         "X-RateLimit-Remaining": str(usage["remaining"]),

@@ -20,9 +20,8 @@ is never used (traffic stopped, lease dropped) counts as spent. Keys of the free
 exact. With leases, the X-RateLimit-Remaining a worker reports counts the units it holds as
 still available, so two workers may report values up to a lease apart.
 
-The per-process memory storage (the embedded default) leases the same way, from its own counter
-(``MEMORY_LEASE_SECONDS`` of traffic, same cap), so a busy key's requests skip the storage's
-locks and timers; with one process its headers stay exact.
+The per-process memory storage (the embedded default) never leases: every request takes one
+unit, so no unit is ever burnt and its headers and GET /usage are exact.
 """
 
 import math
@@ -45,9 +44,6 @@ from service.keys import KeyIdentity
 from .limits import CHARGED, is_metered, quota_item, reset_second
 
 LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
-# The memory storage is one process's own, so a longer lease costs no exactness between
-# workers; each take from it also starts the storage's expiry timer thread, which is dear.
-MEMORY_LEASE_SECONDS = 0.5
 LEASE_SHARE = 1000  # by default a lease takes at most limit / LEASE_SHARE units (0.1 %)
 LEASE_MAX_AGE_S = 1.0
 MAX_LEASED_KEYS = 10_000
@@ -169,33 +165,43 @@ class Quota:
         item, identifiers = quota_item(api_key)
         key = item.key_for(*identifiers)
         if isinstance(storage, RedisStorage):
-            horizon = LEASE_SECONDS
+            cap = item.amount // self._lease_share if self._lease_share else 0
 
             def take(wanted: int) -> tuple[int, float, int]:
                 granted, window = self._take(storage, item, key, wanted)
                 return (granted, *window_stats(item, window, time.time()))
 
         else:
-            horizon = MEMORY_LEASE_SECONDS
+            cap = 0  # no leases without Redis: a unit taken and never used would be burnt
 
             def take(wanted: int) -> tuple[int, float, int]:
                 return _take_in_process(strategy, item, identifiers, wanted)
 
         try:
-            return self._charge(item, key, take, horizon)
+            return self._charge(item, key, take, cap)
         except Exception:  # each storage raises its own errors; the hook logs and falls back
             return None
+
+    def held(self, api_key: KeyIdentity) -> int:
+        """Units of ``api_key`` this worker holds in a live lease: the storage counts them as
+        spent, the headers this worker sent as still available (GET /usage adds them)."""
+        item, identifiers = quota_item(api_key)
+        with self._lock:
+            lease = self._leases.get(item.key_for(*identifiers))
+            if lease is None or lease.limit != item.amount:
+                return 0
+            return lease.left if self._clock() - lease.taken_at < LEASE_MAX_AGE_S else 0
 
     def _charge(
         self,
         item: RateLimitItem,
         key: str,
         take: Callable[[int], tuple[int, float, int]],
-        horizon: float,
+        cap: int,
     ) -> QuotaState | None:
         """One unit for ``key``: from its lease when one is held, else ``take(wanted)`` from
         the storage, which returns (units granted, window reset, remaining after them); a new
-        lease is sized to about ``horizon`` seconds of the key's traffic here."""
+        lease is sized to about ``LEASE_SECONDS`` of the key's traffic here, at most ``cap``."""
         now = self._clock()
         with self._lock:
             lease = self._leases.get(key)
@@ -205,8 +211,7 @@ class Quota:
                     return QuotaState(item.amount, lease.remaining + lease.left, lease.reset)
             else:
                 lease = None
-        cap = item.amount // self._lease_share if self._lease_share else 0
-        granted, reset, remaining = take(_lease_size(cap, lease, now, horizon))
+        granted, reset, remaining = take(_lease_size(cap, lease, now, LEASE_SECONDS))
         if granted == 0:
             return None
         state = QuotaState(item.amount, remaining + granted - 1, reset_second(reset))
@@ -243,16 +248,12 @@ def _take_in_process(
     identifiers: tuple[str, ...],
     wanted: int,
 ) -> tuple[int, float, int]:
-    """Take ``wanted`` units from the per-process memory storage, or one when that many are not
-    left (its counter grants all or nothing); (granted, window reset, remaining after them)."""
-    if strategy.hit(item, *identifiers, cost=wanted):
-        granted = wanted
-    elif wanted > 1 and strategy.hit(item, *identifiers):
-        granted = 1
-    else:
+    """Take ``wanted`` units from the per-process memory storage (all or nothing); (granted,
+    window reset, remaining after them)."""
+    if not strategy.hit(item, *identifiers, cost=wanted):
         return 0, 0.0, 0
     reset, remaining = strategy.get_window_stats(item, *identifiers)
-    return granted, reset, remaining
+    return wanted, reset, remaining
 
 
 def _lease_size(cap: int, previous: _Lease | None, now: float, horizon: float) -> int:

@@ -4,7 +4,7 @@ from flask import current_app, g
 
 from .blueprint import bp
 from .envelope import ok
-from .limits import LIMITER_EXTENSION, usage_of
+from .limits import LIMITER_EXTENSION, QUOTA_EXTENSION, usage_of
 from .openapi import REQUEST_ID_HEADER, errors
 from .schemas import UsageSchema, detail_envelope
 
@@ -15,6 +15,6 @@ from .schemas import UsageSchema, detail_envelope
 def get_usage():
     """The API key's tier, hourly limit, requests remaining and reset time; not charged."""
     api_key = g.api_key
-    return ok(
-        {"tier": api_key.tier, **usage_of(current_app.extensions[LIMITER_EXTENSION], api_key)}
-    )
+    extensions = current_app.extensions
+    held = extensions[QUOTA_EXTENSION].held(api_key)
+    return ok({"tier": api_key.tier, **usage_of(extensions[LIMITER_EXTENSION], api_key, held=held)})

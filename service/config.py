@@ -35,6 +35,16 @@ class Settings:
     # On Redis, a busy key takes at most its hourly limit / this many units at once (0: no
     # leases, every request is counted in Redis on its own).
     quota_lease_share: int = 1_000
+    # GraphQL: refuse a document whose worst-case number of resolved values exceeds this, and
+    # end an operation that runs longer than this many milliseconds.
+    graphql_cost_budget: int = 25_000
+    graphql_time_budget_ms: int = 3_000
+    # Proxies in front of the app whose X-Forwarded-For is trusted (0: use the peer address).
+    trusted_proxy_hops: int = 0
+    # /metrics is served only when this is set, to requests sending it as a Bearer token.
+    metrics_token: str | None = None
+    # Absolute links (error.docs, redirects) start with this; relative links when unset.
+    public_base_url: str | None = None
 
     @classmethod
     def from_env(
@@ -63,6 +73,13 @@ class Settings:
             state_ttl_ms=_whole_number(env, "STATE_TTL_MS", 1_000),
             page_cache_mb=_whole_number(env, "PAGE_CACHE_MB", 64),
             quota_lease_share=_whole_number(env, "QUOTA_LEASE_SHARE", 1_000),
+            graphql_cost_budget=_positive_int(env, "GRAPHQL_COST_BUDGET", cls.graphql_cost_budget),
+            graphql_time_budget_ms=_positive_int(
+                env, "GRAPHQL_TIME_BUDGET_MS", cls.graphql_time_budget_ms
+            ),
+            trusted_proxy_hops=_whole_number(env, "TRUSTED_PROXY_HOPS", 0),
+            metrics_token=_token(env, "METRICS_TOKEN"),
+            public_base_url=_base_url(env, "PUBLIC_BASE_URL"),
         )
 
 
@@ -101,3 +118,28 @@ def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
     if not raw.isascii() or not raw.isdigit():
         raise ConfigError(f"{name} must be a whole number (0 or more); got {raw!r}")
     return int(raw)
+
+
+MIN_TOKEN_LENGTH = 16
+
+
+def _token(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    if not value:
+        return None
+    if len(value) < MIN_TOKEN_LENGTH or not value.isascii() or not value.isprintable():
+        raise ConfigError(f"{name} must be at least {MIN_TOKEN_LENGTH} printable ASCII characters")
+    return value
+
+
+def _base_url(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip().rstrip("/")
+    if not value:
+        return None
+    scheme, _, rest = value.partition("://")
+    if scheme not in ("http", "https") or not rest or any(c in rest for c in "?#@ "):
+        raise ConfigError(
+            f"{name} must be an http(s) URL without query, fragment or credentials, such as "
+            f"https://api.example.com; got {value!r}"
+        )
+    return value

@@ -4,8 +4,9 @@ from collections.abc import Callable
 
 from flask import Flask
 
-from rest.limits import LIMITER_EXTENSION, usage_of
+from rest.limits import LIMITER_EXTENSION, QUOTA_EXTENSION, usage_of
 from rest.quota import LEASE_MAX_AGE_S, Quota
+from service import keys
 from service.keys import KeyIdentity
 
 BIG = KeyIdentity(id=9001, tier="enterprise", hourly_limit=5_000)  # leases of up to 5 units
@@ -101,3 +102,27 @@ def test_a_lease_is_dropped_once_it_is_older_than_its_maximum_age(
     calls = len(sent)
     quota.charge(BIG)
     assert sent[calls:] == ["EVALSHA"]
+
+
+def test_usage_agrees_with_the_headers_of_the_request_before_it_while_leasing(
+    make_app, redis_server
+) -> None:
+    app = _redis_app(make_app, redis_server)
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="enterprise", hourly_limit=50_000).plaintext
+        db.commit()
+    client = app.test_client()
+    headers = {"X-API-Key": key}
+    quota = app.extensions[QUOTA_EXTENSION]
+    leased = 0
+    for _ in range(40):
+        sent = client.get("/api/v1/laws/CA", headers=headers).headers
+        leased = max(leased, quota.held(_identity(app, key)))
+        usage = client.get("/api/v1/usage", headers=headers).get_json()["data"]
+        assert str(usage["remaining"]) == sent["X-RateLimit-Remaining"]
+    assert leased > 0  # the key did lease: Redis alone would have reported fewer units
+
+
+def _identity(app: Flask, key: str) -> KeyIdentity:
+    with app.extensions["cds.sessions"]() as db:
+        return keys.authenticate(db, key)

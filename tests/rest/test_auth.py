@@ -107,3 +107,52 @@ def test_error_reference_page_needs_no_key(client: FlaskClient) -> None:
     page = response.get_data(as_text=True)
     for code in (400, 401, 404, 405, 429, 500):
         assert f'id="error-{code}"' in page
+
+
+def _spend_failed_attempts(client: FlaskClient, address: str, **headers: str) -> int:
+    """Send 61 bad keys from ``address``; the status of the last."""
+    last = 0
+    for i in range(61):
+        last = client.get(
+            "/api/v1/strains",
+            headers={"X-API-Key": f"wrong-{i}", **headers},
+            environ_base={"REMOTE_ADDR": address},
+        ).status_code
+    return last
+
+
+def test_a_valid_key_is_served_from_an_address_whose_failed_attempts_are_spent(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    assert _spend_failed_attempts(client, "198.51.100.7") == 429
+    # A valid key the worker has not seen yet (no cache hit) from the same address.
+    for tier in ("free", "pro"):
+        served = client.get(
+            "/api/v1/laws/CA",
+            headers={"X-API-Key": api_keys[tier]},
+            environ_base={"REMOTE_ADDR": "198.51.100.7"},
+        )
+        assert served.status_code == 200
+    still_blocked = client.get(
+        "/api/v1/laws/CA",
+        headers={"X-API-Key": "wrong"},
+        environ_base={"REMOTE_ADDR": "198.51.100.7"},
+    )
+    assert still_blocked.status_code == 429
+    assert int(still_blocked.headers["Retry-After"]) > 0
+    missing = client.get("/api/v1/laws/CA", environ_base={"REMOTE_ADDR": "198.51.100.7"})
+    assert missing.status_code == 429
+
+
+def test_a_valid_key_is_served_on_graphql_from_a_throttled_address(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    assert _spend_failed_attempts(client, "198.51.100.8") == 429
+    response = client.post(
+        "/graphql",
+        json={"query": '{ law(state: "CA") { stateCode } }'},
+        headers={"X-API-Key": api_keys["enterprise"]},
+        environ_base={"REMOTE_ADDR": "198.51.100.8"},
+    )
+    assert response.status_code == 200
+    assert response.get_json()["data"] == {"law": {"stateCode": "CA"}}

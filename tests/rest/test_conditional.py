@@ -1,10 +1,14 @@
 """Strong ETags on REST reads; If-None-Match answers 304 without spending quota."""
 
+from datetime import date
+
 from flask import Flask
 from flask.testing import FlaskClient
 
 from models import DatasetInfo
+from rest.conditional import request_etag
 from service import keys
+from service.dataset import data_version
 
 
 def _free_key(app: Flask) -> str:
@@ -90,3 +94,56 @@ def test_errors_and_graphql_carry_no_etag(client: FlaskClient, api_keys: dict) -
     assert client.get("/api/v1/strains/nope", headers=headers).get_etag() == (None, None)
     graphql = client.post("/graphql", json={"query": "{ laws { state } }"}, headers=headers)
     assert graphql.get_etag() == (None, None)
+
+
+def test_if_none_match_star_is_no_304_for_a_missing_resource_or_a_bad_parameter(
+    app: Flask, client: FlaskClient
+) -> None:
+    key = _free_key(app)
+    headers = {"X-API-Key": key, "If-None-Match": "*"}
+    missing = client.get("/api/v1/strains/no-such-strain", headers=headers)
+    assert missing.status_code == 404
+    invalid = client.get("/api/v1/strains?limit=0", headers=headers)
+    assert invalid.status_code == 400
+    # Both ran like any request: charged.
+    assert invalid.headers["X-RateLimit-Remaining"] == "98"
+
+
+def test_if_none_match_star_on_an_existing_resource_is_a_304_once_the_request_ran(
+    app: Flask, client: FlaskClient
+) -> None:
+    key = _free_key(app)
+    first = client.get("/api/v1/laws/OR", headers={"X-API-Key": key, "If-None-Match": "*"})
+    assert first.status_code == 304
+    assert first.data == b""
+    assert first.headers["X-RateLimit-Remaining"] == "99"  # it ran: charged like its 200
+    free = client.get("/api/v1/laws/OR", headers={"X-API-Key": key, "If-None-Match": "*"})
+    assert free.status_code == 304
+    # The first run showed the request succeeds: the same tag is now answered free.
+    assert free.headers["X-RateLimit-Remaining"] == "99"
+
+
+def test_a_forged_tag_for_a_failing_request_gets_the_error_not_a_304(
+    app: Flask, client: FlaskClient
+) -> None:
+    key = _free_key(app)
+    with (
+        app.test_request_context("/api/v1/strains/no-such-strain"),
+        app.extensions["cds.engine"].connect() as conn,
+    ):
+        forged = request_etag(data_version(conn), date.today())
+    response = client.get(
+        "/api/v1/strains/no-such-strain", headers={"X-API-Key": key, "If-None-Match": f'"{forged}"'}
+    )
+    assert response.status_code == 404
+
+
+def test_a_key_with_no_quota_left_gets_429_not_a_free_304(app: Flask, client: FlaskClient) -> None:
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="enterprise", hourly_limit=2).plaintext
+        db.commit()
+    headers = {"X-API-Key": key}
+    tag = client.get("/api/v1/laws/WA", headers=headers).get_etag()[0]
+    assert client.get("/api/v1/laws/WA", headers=headers).status_code == 200
+    refused = client.get("/api/v1/laws/WA", headers={**headers, "If-None-Match": f'"{tag}"'})
+    assert refused.status_code == 429

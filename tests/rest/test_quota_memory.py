@@ -1,0 +1,84 @@
+"""Quotas on the per-process memory storage take no leases: every admitted request spends
+exactly one unit, and GET /usage agrees with the headers of the request before it."""
+
+from collections.abc import Callable
+
+import pytest
+from flask import Flask
+
+from rest.limits import LIMITER_EXTENSION
+from rest.quota import Quota
+from service import keys
+from service.keys import KeyIdentity
+from tests.faults.test_quota_leases import Clock
+
+BIG = KeyIdentity(id=9101, tier="enterprise", hourly_limit=5_000)  # would lease on Redis
+
+
+@pytest.fixture
+def memory_app(make_app: Callable[..., Flask]) -> Flask:
+    return make_app(RATELIMIT_STORAGE_URI="memory://")
+
+
+def _count_takes(app: Flask, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The amount of every take from the memory storage, recorded as it passes through."""
+    storage = app.extensions[LIMITER_EXTENSION].storage
+    taken: list[int] = []
+    original = storage.acquire_sliding_window_entry
+
+    def recording(key: str, limit: int, expiry: int, amount: int = 1) -> bool:
+        taken.append(amount)
+        return original(key, limit, expiry, amount)
+
+    monkeypatch.setattr(storage, "acquire_sliding_window_entry", recording)
+    return taken
+
+
+def test_a_busy_big_key_takes_one_unit_per_request_and_admits_exactly_its_limit(
+    memory_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = _count_takes(memory_app, monkeypatch)
+    quota = Quota(memory_app.extensions[LIMITER_EXTENSION], clock=Clock())
+    admitted = sum(quota.charge(BIG) is not None for _ in range(5_100))
+    assert admitted == 5_000
+    assert set(taken) == {1}
+    assert quota.held(BIG) == 0
+
+
+def test_sixty_one_enterprise_requests_spend_sixty_one_units(memory_app: Flask) -> None:
+    with memory_app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="enterprise", hourly_limit=5_000).plaintext
+        db.commit()
+    client = memory_app.test_client()
+    headers = {"X-API-Key": key}
+    remaining = [
+        int(client.get("/api/v1/laws/CA", headers=headers).headers["X-RateLimit-Remaining"])
+        for _ in range(61)
+    ]
+    assert remaining == list(range(4_999, 4_938, -1))
+    usage = client.get("/api/v1/usage", headers=headers).get_json()["data"]
+    assert usage["remaining"] == 4_939 == remaining[-1]
+
+
+def test_usage_agrees_with_the_previous_headers_after_every_request(memory_app: Flask) -> None:
+    with memory_app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="enterprise", hourly_limit=2_000).plaintext
+        db.commit()
+    client = memory_app.test_client()
+    headers = {"X-API-Key": key}
+    for path in ("/api/v1/laws/CA", "/api/v1/strains?limit=1", "/api/v1/laws/NY") * 5:
+        sent = client.get(path, headers=headers).headers
+        usage = client.get("/api/v1/usage", headers=headers).get_json()["data"]
+        assert str(usage["remaining"]) == sent["X-RateLimit-Remaining"]
+        assert str(usage["reset"]) == sent["X-RateLimit-Reset"]
+
+
+def test_free_and_pro_keys_take_single_units(
+    memory_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = _count_takes(memory_app, monkeypatch)
+    quota = Quota(memory_app.extensions[LIMITER_EXTENSION], clock=Clock())
+    pro = KeyIdentity(id=2, tier="pro", hourly_limit=None)
+    states = [quota.charge(pro) for _ in range(5)]
+    assert [s.remaining for s in states] == [999, 998, 997, 996, 995]
+    assert taken == [1] * 5
