@@ -42,16 +42,20 @@ def init_graphql(
 
     ``version`` gives the data version, ``results`` keeps finished results between requests and
     ``replayable`` is told when a response may be replayed in front of the app.
+
+    The cost budget and the time budget per operation come from ``GRAPHQL_COST_BUDGET`` and
+    ``GRAPHQL_TIME_BUDGET_MS`` in ``app.config``.
     """
     view = ApiGraphQLView.as_view(
         "graphql",
-        schema=make_schema(),
+        schema=make_schema(cost_budget=app.config["GRAPHQL_COST_BUDGET"]),
         connections=connections,
         sessions=sessions,
         quota=quota,
         version=version,
         results=results,
         replayable=replayable,
+        time_budget_ms=app.config["GRAPHQL_TIME_BUDGET_MS"],
         graphql_ide="graphiql",
     )
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])

@@ -24,6 +24,10 @@ class Context:
     batch: BatchCache = field(default_factory=BatchCache)
     # What a resolver worked out from the query's own nodes, shared by the field's siblings.
     by_nodes: dict[tuple[int, ...], tuple[Any, Any]] = field(default_factory=dict)
+    # time.monotonic() after which execution stops (deadline.py); None: no time budget.
+    deadline: float | None = None
+    # {requested, budget} of the admitted document, set by the cost check (cost.py).
+    cost: dict[str, int] | None = None
 
     @cached_property
     def db(self) -> Connection:

@@ -16,6 +16,9 @@ every value that would not complete cleanly (a null in a non-null position, a va
 refuses, a missing attribute, an iterable other than a list or tuple). Those are completed again
 by graphql-core from the start, so errors, their paths and null propagation are graphql-core's
 own. Re-running is safe because the fast path only reads attributes.
+
+The time budget (``deadline.py``) is checked at every field that takes graphql-core's path and at
+every object whose fields are executed; a fast completion only reads values already fetched.
 """
 
 from collections.abc import Callable
@@ -30,8 +33,9 @@ from graphql import (
     Undefined,
     is_leaf_type,
 )
-from strawberry.schema.schema import StrawberryGraphQLCoreExecutionContext
 from strawberry.schema.schema_converter import GraphQLCoreConverter
+
+from .deadline import DeadlineExecution
 
 # A completer turns a field's raw value into its JSON value, or raises to hand the value to
 # graphql-core's completion.
@@ -94,7 +98,7 @@ def _leaf(coerce: Callable[[Any], Any]) -> Completer:
     return complete
 
 
-def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
+def plain_field_execution() -> type[DeadlineExecution]:
     """An execution context class for one schema; it remembers that schema's plain fields."""
 
     # Per type: field name -> (attribute, field type). Facts of the schema, kept with the class.
@@ -111,7 +115,7 @@ def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
             attributes[object_type] = found
         return found
 
-    class PlainFieldExecution(StrawberryGraphQLCoreExecutionContext):
+    class PlainFieldExecution(DeadlineExecution):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             # (type, id of the field group) -> (the group, its completer or None). The group is
@@ -208,6 +212,7 @@ def plain_field_execution() -> type[StrawberryGraphQLCoreExecutionContext]:
             grouped_field_set: dict,
             position_context: Any,
         ) -> Any:
+            self.check_deadline()
             fields = plain_fields(parent_type)
             if not fields or not self._fast:
                 return super().execute_fields(

@@ -2,16 +2,10 @@
 
 import strawberry
 from strawberry import Info
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxAliasesLimiter,
-    MaxTokensLimiter,
-    ParserCache,
-    QueryDepthLimiter,
-    ValidationCache,
-)
+from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 
 from service import deals, dispensaries, doctors, laws, search, strains
+from service.config import Settings
 from service.dispensaries import dispensaries_by_public_ids
 from service.doctors import doctors_by_public_ids
 from service.errors import NotFound
@@ -25,14 +19,16 @@ from service.filters import (
 from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequest
 
 from .context import Context
+from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
+from .deadline import DeadlineExecution
 from .direct import install_direct_resolvers
 from .enums import DispensaryType, SearchType, StrainType
 from .errors import RejectEmptySelectionSets
 from .execution import plain_field_execution
 from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
 
-MAX_DEPTH = 10
-MAX_ALIASES = 15
+__all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
+
 MAX_TOKENS = 2_000
 
 
@@ -200,32 +196,30 @@ class ApiSchema(strawberry.Schema):
         """Log nothing here: the view logs unexpected errors; client errors are not news."""
 
 
-# The depth and alias limits as validation rules, made once. Each limiter makes a rule class of
-# its own when it is created; one created per request would make every request miss the
-# ValidationCache (which is keyed by the rules too) and validate the document afresh.
-LIMIT_RULES = (
-    *QueryDepthLimiter(max_depth=MAX_DEPTH).validation_rules,
-    *MaxAliasesLimiter(max_alias_count=MAX_ALIASES).validation_rules,
-)
-
-
-def make_schema(*, stock: bool = False) -> strawberry.Schema:
+def make_schema(
+    *, stock: bool = False, cost_budget: int = Settings.graphql_cost_budget
+) -> strawberry.Schema:
     """Build the schema; extensions are classes or factories so no state is shared.
 
-    It completes plain fields with its own executor and calls resolvers directly where
-    Strawberry's wrapper has nothing to do (``execution``, ``direct``); ``stock=True`` builds it
-    with Strawberry's own execution throughout, which tests compare the answers with."""
+    Documents over the depth, alias, fragment-spread or cost limits (``cost``) are refused before
+    graphql-core validates them. It completes plain fields with its own executor and calls
+    resolvers directly where Strawberry's wrapper has nothing to do (``execution``, ``direct``);
+    ``stock=True`` builds it with Strawberry's own execution throughout (bar the time budget),
+    which tests compare the answers with."""
+    limits = DocumentLimits(cost_budget)
     schema = ApiSchema(
         query=Query,
         extensions=[
             RejectEmptySelectionSets,
-            lambda: AddValidationRules(list(LIMIT_RULES)),
+            limits.extension,
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             ParserCache,
             ValidationCache,
         ],
-        execution_context_class=None if stock else plain_field_execution(),
+        execution_context_class=DeadlineExecution if stock else plain_field_execution(),
     )
+    # The graphql-core schema Strawberry built (it offers no public handle on it).
+    limits.attach(schema._schema)
     if not stock:
         install_direct_resolvers(schema)
     return schema

@@ -26,6 +26,12 @@ class NotFound(ServiceError):
     code = 404
 
 
+class TimeBudgetExceeded(ServiceError):
+    """A GraphQL operation ran past its time budget and was stopped (the worker is free)."""
+
+    code = 503
+
+
 RETRY_AFTER_SECONDS = 5
 UNAVAILABLE_MESSAGE = "the database is unavailable; retry in a few seconds"
 

@@ -1,0 +1,273 @@
+"""Static limits of a GraphQL document, checked before graphql-core validates it.
+
+Depth, aliases, fragment spreads and the worst-case cost (the number of values the answer can
+hold) come from one walk over the document (``cost_walk``) in which each fragment definition is
+summarised once, however often it is spread: Strawberry's depth and alias limiters walk a
+fragment again at every spread, exponential in nested fragments. Verdicts are remembered per
+document, so a repeated document costs a dictionary lookup.
+"""
+
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from hashlib import blake2b
+from threading import Lock
+from typing import Any
+
+from graphql import (
+    DocumentNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLError,
+    GraphQLSchema,
+    IntValueNode,
+    OperationDefinitionNode,
+)
+from strawberry.extensions import SchemaExtension
+
+from .context import Context
+from .cost_walk import LIST_SIZES, SATURATED, SchemaFacts, Walk, saturate
+
+__all__ = ["LIST_SIZES", "CostLimits", "DocumentLimits", "SchemaFacts", "analyse"]
+
+MAX_DEPTH = 10
+MAX_ALIASES = 15
+# Spreads written in the document. GraphiQL's introspection query has 7 and the README's
+# examples none; 64 leaves room for fragment-per-component clients while keeping graphql-core's
+# pairwise fragment comparisons (OverlappingFieldsCanBeMerged) small.
+MAX_SPREADS = 64
+DEPTH_ERROR = "'{name}' exceeds maximum operation depth of {limit}"
+ALIASES_ERROR = "{count} aliases found. Allowed: {limit}"
+SPREADS_ERROR = "{count} fragment spreads found. Allowed: {limit}"
+NESTING_ERROR = "Document is nested too deeply to estimate its cost"
+COST_ERROR = (
+    "Estimated query cost {estimate} exceeds the budget of {budget}: every field counts once "
+    "per item of each list around it (a list's limit, or its default); lower the limits or "
+    "select fewer nested lists and fields"
+)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A document's verdict on the fixed limits (``error``) and its cost for the values seen."""
+
+    error: str | None
+    cost: int
+    limit_variables: tuple[str, ...] = ()
+
+
+def count_spreads(document: DocumentNode) -> int:
+    """Fragment spreads written in the document (every definition, used or not)."""
+    count = 0
+    stack = [d.selection_set for d in document.definitions if getattr(d, "selection_set", None)]
+    while stack:
+        for selection in stack.pop().selections:
+            if isinstance(selection, FragmentSpreadNode):
+                count += 1
+            elif selection.selection_set is not None:
+                stack.append(selection.selection_set)
+    return count
+
+
+def analyse(
+    facts: SchemaFacts,
+    document: DocumentNode,
+    operation_name: str | None,
+    variables: Mapping[str, Any] | None,
+    *,
+    max_spreads: int = MAX_SPREADS,
+) -> Analysis:
+    """Depth, aliases and spreads of every operation; the cost of the one that runs."""
+    spreads = count_spreads(document)
+    if spreads > max_spreads:
+        return Analysis(SPREADS_ERROR.format(count=spreads, limit=max_spreads), 0)
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    fragments: dict[str, FragmentDefinitionNode] = {}
+    for definition in document.definitions:
+        if isinstance(definition, FragmentDefinitionNode):
+            fragments.setdefault(definition.name.value, definition)
+    chosen = _chosen(operations, operation_name)
+    walk = Walk(facts, fragments, _values(chosen, variables))
+    error = None
+    aliases = 0
+    costs = []
+    for operation in operations:
+        totals = walk.selections(
+            operation.selection_set.selections, facts.root(operation.operation)
+        )
+        if error is None and totals.depth > MAX_DEPTH:
+            name = operation.name.value if operation.name else "anonymous"
+            error = DEPTH_ERROR.format(name=name, limit=MAX_DEPTH)
+        aliases += totals.aliases
+        if chosen is None or operation is chosen:
+            costs.append(saturate(totals.cost + totals.per_item))
+    if error is None and aliases > MAX_ALIASES:
+        error = ALIASES_ERROR.format(count=aliases, limit=MAX_ALIASES)
+    return Analysis(error, max(costs, default=0), tuple(sorted(walk.limit_variables)))
+
+
+def _chosen(
+    operations: list[OperationDefinitionNode], name: str | None
+) -> OperationDefinitionNode | None:
+    """The operation that runs; None when it is not clear (then the costliest counts)."""
+    if name is None:
+        return operations[0] if len(operations) == 1 else None
+    return next((o for o in operations if o.name and o.name.value == name), None)
+
+
+def _values(
+    operation: OperationDefinitionNode | None, variables: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Variable values as execution sees them: given ones, else literal defaults."""
+    values: dict[str, Any] = {}
+    for definition in (operation.variable_definitions or ()) if operation else ():
+        if isinstance(definition.default_value, IntValueNode):
+            values[definition.variable.name.value] = int(definition.default_value.value)
+    values.update(variables or {})
+    return values
+
+
+class Recent:
+    """A small least-recently-used map, safe to share between threads."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = Lock()
+
+    def get(self, key: Hashable) -> Any:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+
+def _limit_values(names: tuple[str, ...], given: Mapping[str, Any] | None) -> tuple:
+    """The given values of ``names`` as far as a list size cares: an int, None for any other
+    value (the field's default) or "absent" (the operation's default, if it has one)."""
+    given = given or {}
+    return tuple(
+        "absent"
+        if name not in given
+        else given[name]
+        if isinstance(given[name], int) and not isinstance(given[name], bool)
+        else None
+        for name in names
+    )
+
+
+class DocumentLimits:
+    """The limits of one schema's documents with a cost ``budget``; verdicts are remembered per
+    document text and operation, costs also per value of the variables that set a limit."""
+
+    def __init__(self, budget: int, *, remembered: int = 512) -> None:
+        self.budget = budget
+        self._facts: SchemaFacts | None = None
+        self._shapes = Recent(remembered)
+        self._costs = Recent(remembered)
+
+    def attach(self, schema: GraphQLSchema) -> None:
+        self._facts = SchemaFacts(schema)
+
+    @property
+    def facts(self) -> SchemaFacts:
+        if self._facts is None:
+            raise RuntimeError("DocumentLimits.attach(schema) was not called")
+        return self._facts
+
+    @property
+    def extension(self) -> Callable[[], SchemaExtension]:
+        """A factory of the schema extension that applies these limits."""
+        return partial(CostLimits, self)
+
+    def check(
+        self,
+        document: DocumentNode,
+        text: str | None,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+    ) -> int:
+        """The document's estimated cost; raises GraphQLError when a limit refuses it."""
+        analysis = self.estimate(document, text, operation_name, variables)
+        if analysis.error is not None:
+            raise GraphQLError(analysis.error)
+        if analysis.cost > self.budget:
+            raise GraphQLError(
+                COST_ERROR.format(estimate=_shown(analysis.cost), budget=self.budget),
+                extensions={"cost": {"requested": analysis.cost, "budget": self.budget}},
+            )
+        return analysis.cost
+
+    def estimate(
+        self,
+        document: DocumentNode,
+        text: str | None,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+    ) -> Analysis:
+        """The analysis of ``document``, from memory when its text was seen with these limits."""
+        if text is None:
+            return self._analyse(document, operation_name, variables)
+        # By digest: a remembered verdict keeps 16 bytes of its document, not up to 64 KiB.
+        key = (
+            blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
+            operation_name,
+        )
+        shape: Analysis | None = self._shapes.get(key)
+        if shape is not None and (shape.error is not None or not shape.limit_variables):
+            return shape
+        if shape is not None:
+            sizes = _limit_values(shape.limit_variables, variables)
+            cost = self._costs.get((key, sizes))
+            if cost is not None:
+                return Analysis(None, cost, shape.limit_variables)
+        analysis = self._analyse(document, operation_name, variables)
+        self._shapes.put(key, analysis)
+        if analysis.error is None and analysis.limit_variables:
+            sizes = _limit_values(analysis.limit_variables, variables)
+            self._costs.put((key, sizes), analysis.cost)
+        return analysis
+
+    def _analyse(
+        self,
+        document: DocumentNode,
+        operation_name: str | None,
+        variables: Mapping[str, Any] | None,
+    ) -> Analysis:
+        try:
+            return analyse(self.facts, document, operation_name, variables)
+        except RecursionError:
+            return Analysis(NESTING_ERROR, 0)
+
+
+def _shown(cost: int) -> str:
+    return str(cost) if cost < SATURATED else f"over {SATURATED}"
+
+
+class CostLimits(SchemaExtension):
+    """Refuse a document over a limit before graphql-core's own validation runs (which would
+    otherwise take its time over it); note an admitted document's cost in the Context."""
+
+    def __init__(self, limits: DocumentLimits) -> None:
+        super().__init__()
+        self.limits = limits
+
+    def on_validate(self):  # type: ignore[no-untyped-def]
+        context = self.execution_context
+        document = context.graphql_document
+        if document is not None:
+            requested = self.limits.check(
+                document, context.query, context.operation_name, context.variables
+            )
+            if isinstance(context.context, Context):
+                context.context.cost = {"requested": requested, "budget": self.limits.budget}
+        yield

@@ -1,0 +1,283 @@
+"""The walk behind cost.py: one pass over a document that sums each selection's depth, aliases
+and values, with each fragment definition summarised once however often it is spread.
+
+Values: each field counts once for every item of every list around it and, if it is a list,
+once per item it can return. A list's size is its ``limit`` (a literal, or the variable's value)
+or else the argument's default, clamped as the resolvers clamp it; a page's ``items`` take the
+size of the page's ``limit``; introspection is counted exactly (``introspection_cost``). Fields
+repeated under one response name in one selection set count once, as graphql-core merges them;
+anything else is summed (aliases, fragments and inline fragments in full), so the estimate never
+falls short of what execution can do.
+"""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    GraphQLField,
+    GraphQLInterfaceType,
+    GraphQLList,
+    GraphQLNamedType,
+    GraphQLNonNull,
+    GraphQLObjectType,
+    GraphQLSchema,
+    InlineFragmentNode,
+    IntValueNode,
+    OperationType,
+    SelectionNode,
+    VariableNode,
+    get_named_type,
+    is_leaf_type,
+)
+from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
+
+from service.dispensaries import MENU_MAX, REVIEWS_SHOWN
+from service.geo import JURISDICTIONS
+from service.paging import DOCTORS_MAX_LIMIT, MAX_LIMIT
+
+from .introspection_cost import IntrospectionCount
+
+# Sums and products stop here, far above any budget, so numbers never grow without bound.
+SATURATED = 10**15
+PAGE_ITEMS = "items"
+
+
+@dataclass(frozen=True)
+class ListSize:
+    """The most items a list field (or a page's ``items``) returns; ``argument`` asks for fewer."""
+
+    maximum: int
+    argument: str | None = "limit"
+
+
+# Every list of objects in the schema, and every page, with the service's own bounds: the one
+# table the estimate reads (defaults come from the schema's argument defaults). attach() refuses
+# a schema with a list or page missing here.
+LIST_SIZES: dict[tuple[str, str], ListSize] = {
+    ("Query", "strains"): ListSize(MAX_LIMIT),
+    ("Query", "dispensaries"): ListSize(MAX_LIMIT),
+    ("Query", "deals"): ListSize(MAX_LIMIT),
+    ("Query", "doctors"): ListSize(DOCTORS_MAX_LIMIT),
+    ("Query", "search"): ListSize(MAX_LIMIT),
+    ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),  # one record per jurisdiction
+    ("Dispensary", "deals"): ListSize(MAX_LIMIT),
+    ("Dispensary", "menu"): ListSize(MENU_MAX),
+    ("Dispensary", "reviews"): ListSize(REVIEWS_SHOWN),
+    ("Strain", "dispensaries"): ListSize(MAX_LIMIT),
+}
+
+
+def saturate(value: int) -> int:
+    return value if value < SATURATED else SATURATED
+
+
+def _unwrapped(field_type: Any) -> Any:
+    return field_type.of_type if isinstance(field_type, GraphQLNonNull) else field_type
+
+
+def _is_list(field_type: Any) -> bool:
+    return isinstance(_unwrapped(field_type), GraphQLList)
+
+
+@dataclass(frozen=True)
+class Sized:
+    """A sized field of the schema: its bounds, its argument's default, whether it is a page."""
+
+    size: ListSize
+    default: int
+    page: bool
+
+
+class SchemaFacts:
+    """What the walk needs to know of one graphql-core schema, worked out once."""
+
+    def __init__(self, schema: GraphQLSchema) -> None:
+        self.schema = schema
+        self.sized: dict[tuple[str, str], Sized] = {}
+        for (type_name, field_name), size in LIST_SIZES.items():
+            owner = schema.type_map.get(type_name)
+            field = owner.fields.get(field_name) if isinstance(owner, GraphQLObjectType) else None
+            if field is None:
+                raise RuntimeError(f"LIST_SIZES names {type_name}.{field_name}: no such field")
+            argument = field.args.get(size.argument) if size.argument else None
+            default = argument.default_value if argument is not None else size.maximum
+            if not isinstance(default, int):
+                default = size.maximum
+            page = not _is_list(field.type)
+            self.sized[(type_name, field_name)] = Sized(size, min(default, size.maximum), page)
+        self.page_types = {
+            get_named_type(schema.type_map[t].fields[f].type).name  # type: ignore[union-attr]
+            for (t, f), sized in self.sized.items()
+            if sized.page
+        }
+        missing = self._unsized_lists()
+        if missing:
+            raise RuntimeError(f"lists without a size in LIST_SIZES: {', '.join(missing)}")
+
+    def _unsized_lists(self) -> list[str]:
+        """Lists of objects (other than pages' items) and pages that the table does not size."""
+        missing = []
+        for type_name, named in self.schema.type_map.items():
+            if type_name.startswith("__") or not isinstance(named, GraphQLObjectType):
+                continue
+            for field_name, field in named.fields.items():
+                if (type_name, field_name) in self.sized:
+                    continue
+                inner = get_named_type(field.type)
+                lists_objects = _is_list(field.type) and not is_leaf_type(inner)
+                is_items = field_name == PAGE_ITEMS and type_name in self.page_types
+                if (lists_objects and not is_items) or self._is_page(inner):
+                    missing.append(f"{type_name}.{field_name}")
+        return missing
+
+    @staticmethod
+    def _is_page(named: GraphQLNamedType) -> bool:
+        if not isinstance(named, GraphQLObjectType):
+            return False
+        items = named.fields.get(PAGE_ITEMS)
+        return items is not None and _is_list(items.type)
+
+    def field(self, parent: GraphQLNamedType | None, name: str) -> GraphQLField | None:
+        if name == "__schema" and parent is self.schema.query_type:
+            return SchemaMetaFieldDef
+        if name == "__type" and parent is self.schema.query_type:
+            return TypeMetaFieldDef
+        if isinstance(parent, (GraphQLObjectType, GraphQLInterfaceType)):
+            return parent.fields.get(name)
+        return None  # unknown type or field, __typename, a union's field: counted as 1
+
+    def named(self, name: str) -> GraphQLNamedType | None:
+        return self.schema.type_map.get(name)
+
+    def root(self, operation: OperationType) -> GraphQLObjectType | None:
+        return self.schema.get_root_type(operation)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """A selection's depth, aliases and values: ``cost`` per value of its parent and
+    ``per_item`` per item of its parent's page (the values under a page's ``items``)."""
+
+    depth: int = 0
+    aliases: int = 0
+    cost: int = 0
+    per_item: int = 0
+
+
+NOTHING = Totals()
+
+
+class Walk:
+    """One walk over a document's operations; each fragment is summarised once (``memo``)."""
+
+    def __init__(
+        self,
+        facts: SchemaFacts,
+        fragments: Mapping[str, FragmentDefinitionNode],
+        values: Mapping[str, Any],
+    ) -> None:
+        self.facts = facts
+        self.fragments = fragments
+        self.values = values  # variable values (given, else the operation's defaults)
+        self.memo: dict[str, Totals] = {}
+        self.open: set[str] = set()
+        self.limit_variables: set[str] = set()
+        self.introspection = IntrospectionCount(facts.schema, fragments, values, saturate)
+
+    def selections(self, nodes: Iterable[SelectionNode], parent: GraphQLNamedType | None) -> Totals:
+        depth = aliases = cost = per_item = 0
+        fields: dict[str, list[FieldNode]] = {}
+        for node in nodes:
+            if isinstance(node, FieldNode):
+                fields.setdefault((node.alias or node.name).value, []).append(node)
+                continue
+            if isinstance(node, InlineFragmentNode):
+                condition = node.type_condition
+                inner = self.selections(
+                    node.selection_set.selections,
+                    self.facts.named(condition.name.value) if condition else parent,
+                )
+            elif isinstance(node, FragmentSpreadNode):
+                inner = self.fragment(node.name.value)
+            else:  # pragma: no cover - the three kinds of selection
+                continue
+            depth = max(depth, inner.depth)
+            aliases += inner.aliases
+            cost = saturate(cost + inner.cost)
+            per_item = saturate(per_item + inner.per_item)
+        for group in fields.values():
+            inner, values, is_items = self.field(group, parent)
+            depth = max(depth, inner.depth)
+            aliases += inner.aliases
+            if is_items:
+                per_item = saturate(per_item + values)
+            else:
+                cost = saturate(cost + values)
+        return Totals(depth, aliases, cost, per_item)
+
+    def field(
+        self, group: list[FieldNode], parent: GraphQLNamedType | None
+    ) -> tuple[Totals, int, bool]:
+        """Totals of one response name (its nodes merged): depth and aliases, the values it
+        adds, and whether those are per item of the parent's page."""
+        name = group[0].name.value
+        definition = self.facts.field(parent, name)
+        named = get_named_type(definition.type) if definition is not None else None
+        children = [
+            s for node in group if node.selection_set for s in node.selection_set.selections
+        ]
+        inner = self.selections(children, named) if children else NOTHING
+        aliases = inner.aliases + sum(1 for node in group if node.alias)
+        # Introspection does not count towards depth, as with Strawberry's limiter.
+        depth = 1 + inner.depth if children and not name.startswith("__") else 0
+        if definition in (SchemaMetaFieldDef, TypeMetaFieldDef):
+            return Totals(depth, aliases), self.introspection.root(group), False
+        sized = self.facts.sized.get((parent.name, name)) if parent is not None else None
+        size = max(self.size(node, sized) for node in group) if sized is not None else 1
+        page = size if sized is not None and sized.page else 1
+        below = saturate(inner.cost + saturate(inner.per_item * page))
+        each = saturate(1 + below)
+        is_items = (
+            name == PAGE_ITEMS and parent is not None and parent.name in self.facts.page_types
+        )
+        count = size if sized is not None and not sized.page else 1
+        return Totals(depth, aliases), saturate(count * each), is_items
+
+    def size(self, node: FieldNode, sized: Sized) -> int:
+        """How many items ``node`` asks for, clamped to 1 .. the maximum as the resolvers do."""
+        argument = sized.size.argument
+        if argument is None:
+            return sized.size.maximum
+        requested: Any = sized.default
+        for given in node.arguments or ():
+            if given.name.value != argument:
+                continue
+            if isinstance(given.value, IntValueNode):
+                requested = int(given.value.value)
+            elif isinstance(given.value, VariableNode):
+                variable = given.value.name.value
+                self.limit_variables.add(variable)
+                requested = self.values.get(variable, sized.default)
+        if not isinstance(requested, int) or isinstance(requested, bool):
+            requested = sized.default  # graphql-core refuses the value itself
+        return min(max(requested, 1), sized.size.maximum)
+
+    def fragment(self, name: str) -> Totals:
+        known = self.memo.get(name)
+        if known is not None:
+            return known
+        definition = self.fragments.get(name)
+        if definition is None or name in self.open:
+            return NOTHING  # unknown fragments and cycles are graphql-core's to report
+        self.open.add(name)
+        totals = self.selections(
+            definition.selection_set.selections,
+            self.facts.named(definition.type_condition.name.value),
+        )
+        self.open.discard(name)
+        self.memo[name] = totals
+        return totals

@@ -1,0 +1,409 @@
+"""GraphQL cost limits over HTTP: refusals before validation, extensions.cost, the time budget.
+
+Costs below are worked out by hand: every field counts once per item of each list around it, a
+list once per item it can return (its limit, else its default), a page's items by the page's
+limit; ``laws`` returns 56 records.
+"""
+
+import json
+import time
+from typing import Any
+
+import pytest
+import strawberry.schema.schema as strawberry_schema
+from flask import Flask
+
+from app import REQUEST_ENGINE_EXTENSION
+from graphql_schema.cost import MAX_SPREADS
+from rest.db import SESSIONS_EXTENSION
+from service import keys
+
+BUDGET = 25_000  # the default of GRAPHQL_COST_BUDGET
+CYCLIC = (
+    "{ strains(limit: 1) { items { dispensaries(limit: 100) { menu(limit: 100) { strain { "
+    "dispensaries(limit: 100) { menu(limit: 100) { strain { dispensaries(limit: 100) { name } "
+    "} } } } } } } } }"
+)
+# bench/run.py's GraphQL nested page.
+BENCH_NESTED = (
+    '{ dispensaries(state: "CO", limit: 20) { total items { id name deals(limit: 5) '
+    "{ title discount } menu { name price strain { slug } } law { recreational } } } }"
+)
+README_STRAINS = (
+    '{ strains(effect: "relaxed", type: INDICA, limit: 2) '
+    "{ total items { slug name thc effects } } }"
+)
+README_NESTED = """query NearbyWithDeals {
+  dispensaries(zip: "80202", radius: 5, limit: 2) {
+    total
+    items {
+      id name distance
+      deals(limit: 1) { title discount expires }
+      menu(limit: 1) { name price strain { slug thc } }
+      law { recreational possessionLimitOz deliveryLegal }
+    }
+  }
+}"""
+GRAPHIQL_EXAMPLE = """query NearbyWithDeals {
+  dispensaries(zip: "80202", radius: 5, limit: 3) {
+    total
+    items {
+      id
+      name
+      distance
+      deals(limit: 2) { title discount expires }
+      law { recreational possessionLimitOz }
+    }
+  }
+}"""
+
+
+def doubling(
+    count: int, on: str = "Query", leaf: str = "__typename", root: tuple[str, ...] = ()
+) -> str:
+    """``query Q { ...F0 }``, each fragment spreading the next twice, the last selecting ``leaf``.
+
+    ``root`` are the fields around the first spread (``("strains", "items")`` for a Strain).
+    """
+    spread = "...F0"
+    for field in reversed(root):
+        spread = f"{field} {{ {spread} }}"
+    parts = [f"query Q {{ {spread} }}"]
+    parts += [f"fragment F{n} on {on} {{ ...F{n + 1} ...F{n + 1} }}" for n in range(count)]
+    parts.append(f"fragment F{count} on {on} {{ {leaf} }}")
+    return " ".join(parts)
+
+
+def _only_error(body: dict[str, Any]) -> dict[str, Any]:
+    assert body["data"] is None, body
+    assert len(body["errors"]) == 1, body
+    return body["errors"][0]
+
+
+def _cost_error(estimate: int) -> str:
+    return (
+        f"Estimated query cost {estimate} exceeds the budget of {BUDGET}: every field counts once "
+        "per item of each list around it (a list's limit, or its default); lower the limits or "
+        "select fewer nested lists and fields"
+    )
+
+
+@pytest.fixture
+def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The documents graphql-core's own validation runs on (Strawberry's validate, counted)."""
+    seen: list[Any] = []
+    original = strawberry_schema.validate
+
+    def counting(*args: Any, **kwargs: Any):
+        seen.append(args[1])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(strawberry_schema, "validate", counting)
+    return seen
+
+
+# --- refused before validation -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count", [40, 80])
+def test_the_doubling_fragment_document_is_refused_at_once_for_its_spreads(
+    gql, validations: list, count: int
+) -> None:
+    started = time.perf_counter()
+    body = gql(doubling(count))
+    elapsed = time.perf_counter() - started
+    error = _only_error(body)
+    assert error["message"] == f"{2 * count + 1} fragment spreads found. Allowed: {MAX_SPREADS}"
+    assert error["extensions"] == {"code": 400}
+    assert elapsed < 1.0  # it had run for 30 s at 40 fragments (exponential in them)
+    assert validations == []  # graphql-core's own rules never saw it
+
+
+@pytest.mark.parametrize(
+    ("document", "estimate"),
+    [
+        # 31 fragments, 61 spreads: 2 ** 30 __typename fields (merged at execution, summed here).
+        (doubling(30), 2**30),
+        # On a list's items: 100 strains, 2 ** 30 times three fields each, plus the items.
+        (
+            doubling(30, "Strain", "slug name thc", ("strains(limit: 100)", "items")),
+            1 + 100 * (1 + 3 * 2**30),
+        ),
+        # Default page size 20, nested menus of 100: fragments used by lists multiply too.
+        (
+            doubling(20, "MenuItem", "name price", ("dispensaries", "items", "menu")),
+            1 + 20 * (1 + 100 * (1 + 2 * 2**20)),
+        ),
+    ],
+    ids=["on Query", "on Strain items", "on MenuItem under two lists"],
+)
+def test_doubling_fragments_within_the_spread_limit_are_refused_by_their_cost(
+    gql, validations: list, document: str, estimate: int
+) -> None:
+    started = time.perf_counter()
+    error = _only_error(gql(document))
+    assert time.perf_counter() - started < 1.0
+    assert error["message"] == _cost_error(estimate)
+    assert error["extensions"] == {
+        "code": 400,
+        "cost": {"requested": estimate, "budget": BUDGET},
+    }
+    assert validations == []
+
+
+def test_deep_fragments_are_refused_for_depth_each_fragment_walked_once(
+    gql, validations: list
+) -> None:
+    # Each fragment adds two levels and spreads the next twice: depth 2 * 30 + 2, 2 ** 30 paths.
+    fragments = " ".join(
+        f"fragment D{n} on Deal {{ dispensary {{ deals(limit: 1) {{ {f'...D{n + 1} ' * 2}}} }} }}"
+        for n in range(30)
+    )
+    document = (
+        f"query Deep {{ deals(limit: 1) {{ items {{ ...D0 }} }} }} {fragments} "
+        "fragment D30 on Deal { id }"
+    )
+    started = time.perf_counter()
+    error = _only_error(gql(document))
+    assert time.perf_counter() - started < 1.0
+    assert error["message"] == "'Deep' exceeds maximum operation depth of 10"
+    assert validations == []
+
+
+def test_aliases_in_a_fragment_count_at_each_spread(gql) -> None:
+    fragment = "fragment L on Law { a: state b: stateCode }"
+    within = 'x0: law(state: "CA") { ...L } x1: law(state: "NY") { ...L ...L }'
+    assert gql.data(f"{{ {within} }} {fragment}") == {
+        "x0": {"a": "California", "b": "CA"},
+        "x1": {"a": "New York", "b": "NY"},
+    }  # 2 + 2 + 2 x 2 = 8 aliases: 2 roots, and L's two at each of its three spreads
+    over = f'{{ {within} x2: law(state: "WA") {{ ...L ...L }} x3: law(state: "OR") {{ ...L }} }}'
+    error = _only_error(gql(f"{over} {fragment}"))
+    assert error["message"] == "16 aliases found. Allowed: 15"  # 4 roots + 2 x 6 spreads
+    assert error["extensions"] == {"code": 400}
+
+
+def test_doubling_fragments_inside_introspection_are_counted_once_per_schema_object(
+    gql, validations: list
+) -> None:
+    fragments = " ".join(
+        f"fragment F{n} on __Field {{ ...F{n + 1} ...F{n + 1} }}" for n in range(30)
+    )
+    document = (
+        f'query Q {{ __type(name: "Law") {{ fields {{ ...F0 }} }} }} {fragments} '
+        "fragment F30 on __Field { name }"
+    )
+    started = time.perf_counter()
+    error = _only_error(gql(document))
+    assert time.perf_counter() - started < 1.0
+    # __type 1 + Law's 9 fields x (1 + 2 ** 30 names).
+    assert error["message"] == _cost_error(1 + 9 * (1 + 2**30))
+    assert validations == []
+
+
+def test_the_cyclic_relation_query_is_refused_with_its_estimate(gql, validations: list) -> None:
+    # dispensaries(100) { name }: 200; strain { that }: 201; menu(100): 100 x 202 = 20,200; and
+    # so on up: 20,201,020,100 under the one strain, + items 1 + strains 1.
+    error = _only_error(gql(CYCLIC))
+    assert error["message"] == _cost_error(20_201_020_102)
+    assert error["extensions"]["cost"] == {"requested": 20_201_020_102, "budget": BUDGET}
+    assert validations == []
+
+
+def test_aliases_multiply_a_cost_that_passes_alone(gql) -> None:
+    one = "strains(limit: 100) { items { dispensaries(limit: 100) { id } } }"
+    alone = 1 + 100 * (1 + 100 * 2)  # 20,101
+    assert gql(f"{{ {one} }}")["extensions"]["cost"] == {"requested": alone, "budget": BUDGET}
+    error = _only_error(gql(f"{{ a: {one} b: {one} }}"))
+    assert error["message"] == _cost_error(2 * alone)
+
+
+def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(gql) -> None:
+    query = (
+        "query($n: Int = 5, $m: Int!) { dispensaries(limit: $n) { items { name "
+        "menu(limit: $m) { name price } } } }"
+    )
+    admitted = {
+        (3, 4): 1 + 3 * (1 + 1 + 4 * 3),  # 43
+        (None, 10): 1 + 5 * (1 + 1 + 10 * 3),  # 161: $n's default
+        (2, -7): 1 + 2 * (1 + 1 + 1 * 3),  # 11: below 1 counts one (the resolver refuses it)
+        (60, 100): 1 + 60 * (1 + 1 + 100 * 3),  # 18,121
+    }
+    for (n, m), expected in admitted.items():
+        variables = {"m": m} if n is None else {"n": n, "m": m}
+        body = gql(query, variables)
+        assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}, (n, m)
+    # 1 + 100 x (2 + 300); a menu limit of 500 is clamped to 100 as the resolver clamps it.
+    for m in (100, 500):
+        error = _only_error(gql(query, {"n": 100, "m": m, "unused": "x"}))
+        assert error["message"] == _cost_error(30_201)
+
+
+# --- admitted documents report their cost ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "requested"),
+    [
+        # strains 1, total 1, items 2, four fields of each 8.
+        (README_STRAINS, 12),
+        # 1 + total 1 + 2 items x (1 + id name distance 3 + deals 1 x 4 + menu 1 x (1 + 2 +
+        # strain 3) + law 4) = 2 + 2 x 18.
+        (README_NESTED, 38),
+        # 1 + 1 + 3 x (1 + 3 + deals 2 x 4 + law 3).
+        (GRAPHIQL_EXAMPLE, 47),
+        # 1 + 1 + 20 x (1 + id name 2 + deals 5 x 3 + menu 100 x (1 + 2 + strain 2) + law 2).
+        (BENCH_NESTED, 10_402),
+        # 56 laws x (1 + 2 fields): laws has no limit, so every record counts.
+        ("{ laws { state stateCode } }", 56 * 3),
+    ],
+    ids=["readme strains", "readme nested", "graphiql example", "bench nested page", "laws"],
+)
+def test_admitted_documents_report_their_cost_after_the_quota(
+    gql, query: str, requested: int
+) -> None:
+    body = gql(query)
+    assert "errors" not in body, body["errors"]
+    assert list(body["extensions"]) == ["rateLimit", "cost"]
+    assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
+
+
+def test_a_field_repeated_under_one_name_counts_once(gql) -> None:
+    body = gql("{ laws { state state stateCode } laws { state } }")
+    assert len(body["data"]["laws"]) == 56
+    assert body["extensions"]["cost"] == {"requested": 56 * 3, "budget": BUDGET}
+
+
+def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
+    from graphql import get_introspection_query
+
+    body = gql(get_introspection_query(descriptions=True))
+    assert "errors" not in body
+
+    def values(value: Any) -> int:  # a field's values: its own, its items', theirs
+        if isinstance(value, dict):
+            return 1 + sum(values(v) for v in value.values())
+        if isinstance(value, list) and (not value or isinstance(value[0], dict)):
+            return sum(values(item) for item in value)  # no list of scalars here is empty
+        return 1
+
+    expected = sum(values(v) for v in body["data"].values())
+    assert expected > 2_000
+    assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}
+
+
+def test_a_budget_setting_moves_the_line(make_app, api_keys: dict) -> None:
+    client = make_app(GRAPHQL_COST_BUDGET=10_401).test_client()
+
+    def post(query: str) -> dict:
+        headers = {"X-API-Key": api_keys["enterprise"]}
+        return client.post("/graphql", json={"query": query}, headers=headers).get_json()
+
+    assert post(README_NESTED)["extensions"]["cost"] == {"requested": 38, "budget": 10_401}
+    error = _only_error(post(BENCH_NESTED))
+    assert error["message"].startswith("Estimated query cost 10402 exceeds the budget of 10401: ")
+
+
+def test_no_cost_is_reported_when_validation_refuses_the_document(gql) -> None:
+    body = gql('{ law(state: "CA") { state nope } }')
+    assert _only_error(body)["message"] == "Cannot query field 'nope' on type 'Law'."
+    assert list(body["extensions"]) == ["rateLimit"]
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("{ nope { deeper { still } } }", "Cannot query field 'nope' on type 'Query'."),
+        (
+            "{ ...A } fragment A on Query { ...B } fragment B on Query { ...A }",
+            "Cannot spread fragment 'A' within itself via 'B'.",
+        ),
+        ("{ ...Missing }", "Unknown fragment 'Missing'."),
+        ("{ ... on Nowhere { laws { state } } }", "Unknown type 'Nowhere'."),
+    ],
+    ids=["unknown field", "fragment cycle", "unknown fragment", "unknown type"],
+)
+def test_documents_the_cost_walk_cannot_size_are_left_to_graphql_cores_rules(
+    gql, query: str, message: str
+) -> None:
+    error = _only_error(gql(query))
+    assert error["message"] == message
+    assert error["extensions"] == {"code": 400}
+
+
+def test_a_replayed_and_a_stored_result_keep_the_cost(
+    make_app, api_keys: dict, count_statements
+) -> None:
+    app = make_app()
+    client = app.test_client()
+    query = (
+        '{ dispensaries(state: "CO", limit: 3) { total items { id deals(limit: 2) { title } } } }'
+    )
+    headers = {"X-API-Key": api_keys["enterprise"]}
+    cost = {"requested": 1 + 1 + 3 * (1 + 1 + 2 * 2), "budget": BUDGET}
+    first = client.post("/graphql", json={"query": query}, headers=headers)
+    with count_statements(app) as seen:
+        again = client.post("/graphql", json={"query": query}, headers=headers)
+    assert seen == []  # replayed in front of Flask
+    for response in (first, again):
+        body = json.loads(response.data)
+        assert list(body["extensions"]) == ["rateLimit", "cost"]
+        assert body["extensions"]["cost"] == cost
+    remaining = [json.loads(r.data)["extensions"]["rateLimit"]["remaining"] for r in (first, again)]
+    assert remaining[1] == remaining[0] - 1
+    # A key this worker has not verified yet goes to Flask, which answers from its result store.
+    with app.extensions[SESSIONS_EXTENSION]() as db:
+        newcomer = keys.create_key(db, tier="pro", name="cost newcomer").plaintext
+        db.commit()
+    with count_statements(app) as seen:
+        stored = client.post("/graphql", json={"query": query}, headers={"X-API-Key": newcomer})
+    assert not [s for s in seen if "dispensar" in s]  # no statement of the query's own
+    assert stored.get_json()["data"] == first.get_json()["data"]
+    assert list(stored.get_json()["extensions"]) == ["rateLimit", "cost"]
+    assert stored.get_json()["extensions"]["cost"] == cost
+
+
+# --- the time budget ---------------------------------------------------------------------------
+
+WORK = "{ strains(limit: 100) { items { slug terpenes dispensaries(limit: 50) { name } } } }"
+
+
+def test_an_operation_past_its_time_budget_ends_with_a_503_envelope(
+    make_app, api_keys: dict
+) -> None:
+    app = make_app(GRAPHQL_TIME_BUDGET_MS=1, PAGE_CACHE_MB=0)
+    response = app.test_client().post(
+        "/graphql", json={"query": WORK}, headers={"X-API-Key": api_keys["enterprise"]}
+    )
+    assert response.status_code == 503
+    assert response.headers["Retry-After"] == "5"
+    assert response.get_json() == {
+        "success": False,
+        "error": {
+            "code": 503,
+            "message": "the GraphQL operation ran past its time budget of 1 ms and was stopped; "
+            "ask for less (lower limits, fewer nested lists) or split it",
+            "docs": "/docs/errors#error-503",
+        },
+    }
+
+
+def test_the_worker_is_free_after_a_stopped_operation(
+    make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import graphql_schema.deadline
+
+    app: Flask = make_app(PAGE_CACHE_MB=0)
+    client = app.test_client()
+    headers = {"X-API-Key": api_keys["enterprise"]}
+    # An hour later at every check: the first field checked is past the deadline.
+    real = time.monotonic
+    monkeypatch.setattr(graphql_schema.deadline, "monotonic", lambda: real() + 3_600)
+    stopped = client.post("/graphql", json={"query": WORK}, headers=headers)
+    assert stopped.status_code == 503
+    assert "time budget of 3000 ms" in stopped.get_json()["error"]["message"]
+    assert app.extensions[REQUEST_ENGINE_EXTENSION].pool.checkedout() == 0
+    monkeypatch.undo()
+    answered = client.post("/graphql", json={"query": WORK}, headers=headers)
+    assert answered.status_code == 200
+    assert len(answered.get_json()["data"]["strains"]["items"]) == 100

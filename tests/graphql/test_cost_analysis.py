@@ -1,0 +1,168 @@
+"""The cost walk itself: one visit per fragment, remembered verdicts, its table, deadlines."""
+
+import time
+from datetime import date
+from typing import Any
+
+import pytest
+from graphql import GraphQLError, parse
+
+import graphql_schema.cost as cost
+import graphql_schema.cost_walk as cost_walk
+from graphql_schema import make_schema
+from graphql_schema.context import Context
+from graphql_schema.cost import DocumentLimits, SchemaFacts, analyse
+from graphql_schema.deadline import OperationTimeout
+
+from .test_cost import BENCH_NESTED, doubling
+
+
+@pytest.fixture(scope="module")
+def facts() -> SchemaFacts:
+    return SchemaFacts(make_schema()._schema)
+
+
+@pytest.mark.parametrize("count", [10, 20, 30])
+def test_each_fragment_is_walked_once_however_often_it_is_spread(
+    facts: SchemaFacts, monkeypatch: pytest.MonkeyPatch, count: int
+) -> None:
+    walked: list[Any] = []
+    original = cost_walk.Walk.selections
+
+    def counting(self, nodes, parent):
+        walked.append(nodes)
+        return original(self, nodes, parent)
+
+    monkeypatch.setattr(cost_walk.Walk, "selections", counting)
+    document = doubling(count, "Strain", "slug", ("strains(limit: 2)", "items"))
+    analysis = analyse(facts, parse(document), None, None)
+    # The operation, strains' and items' selections, then each fragment's once.
+    assert len(walked) == 3 + count + 1
+    assert analysis.cost == 1 + 2 * (1 + 2**count)
+    assert analysis.error is None
+
+
+def test_numbers_saturate_instead_of_growing(facts: SchemaFacts) -> None:
+    # 100 strains, then 10,000 times as many values per strain -> menu -> strain cycle: 10 ** 18.
+    selection = "name"
+    for _ in range(4):
+        selection = (
+            f"dispensaries(limit: 100) {{ menu(limit: 100) {{ strain {{ {selection} }} }} }}"
+        )
+    analysis = analyse(
+        facts, parse(f"{{ strains(limit: 100) {{ items {{ {selection} }} }} }}"), None, None
+    )
+    assert analysis.cost == cost_walk.SATURATED == 10**15
+    assert analysis.error == "'anonymous' exceeds maximum operation depth of 10"
+
+
+def test_a_spread_count_over_the_limit_is_refused_before_any_walk(
+    facts: SchemaFacts, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cost, "Walk", None)  # would fail if used
+    analysis = analyse(facts, parse(doubling(32)), None, None)
+    assert analysis.error == "65 fragment spreads found. Allowed: 64"
+
+
+def test_a_verdict_is_remembered_per_text_and_per_limit_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    limits = DocumentLimits(25_000)
+    limits.attach(make_schema()._schema)
+    runs: list[Any] = []
+    original = cost.analyse
+
+    def counting(*args: Any) -> Any:
+        runs.append(args[3])
+        return original(*args)
+
+    monkeypatch.setattr(cost, "analyse", counting)
+    text = "query($n: Int!, $q: String!) { search(q: $q, limit: $n) { items { __typename } } }"
+    document = parse(text)
+    check = lambda variables: limits.check(document, text, None, variables)  # noqa: E731
+    assert check({"n": 5, "q": "blue"}) == 1 + 5 * 2
+    assert check({"n": 5, "q": "kush"}) == 11  # another search text: the same cost, remembered
+    assert len(runs) == 1
+    assert check({"n": 50, "q": "blue"}) == 1 + 50 * 2
+    assert check({"n": 5, "q": "og"}) == 11
+    assert len(runs) == 2
+    plain = "{ laws { state } }"
+    assert limits.check(parse(plain), plain, None, {"unused": 1}) == 56 * 2
+    assert limits.check(parse(plain), plain, None, None) == 56 * 2
+    assert len(runs) == 3
+
+
+def test_a_refusal_is_remembered_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    limits = DocumentLimits(100)
+    limits.attach(make_schema()._schema)
+    text = BENCH_NESTED
+    with pytest.raises(GraphQLError, match="Estimated query cost 10402 exceeds the budget"):
+        limits.check(parse(text), text, None, None)
+    monkeypatch.setattr(cost, "analyse", None)  # would fail if called again
+    with pytest.raises(GraphQLError, match="budget of 100: "):
+        limits.check(parse(text), text, None, None)
+
+
+def test_the_operation_that_runs_is_the_one_priced(facts: SchemaFacts) -> None:
+    document = parse(
+        "query Small { laws { state } } query Large { strains(limit: 100) { items { slug } } }"
+    )
+    assert analyse(facts, document, "Small", None).cost == 56 * 2
+    assert analyse(facts, document, "Large", None).cost == 1 + 100 * 2
+    assert analyse(facts, document, None, None).cost == 201  # unclear which: the costlier
+
+
+def test_a_schema_list_missing_from_the_table_stops_the_schema_being_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delitem(cost.LIST_SIZES, ("Dispensary", "reviews"))
+    monkeypatch.delitem(cost.LIST_SIZES, ("Query", "doctors"))
+    with pytest.raises(RuntimeError) as refused:
+        make_schema()
+    assert str(refused.value) == (
+        "lists without a size in LIST_SIZES: Query.doctors, Dispensary.reviews, DoctorPage.items"
+    )
+
+
+def test_the_table_reads_defaults_from_the_schema_and_maxima_from_the_service(
+    facts: SchemaFacts,
+) -> None:
+    sized = {
+        f"{owner}.{field}": (found.default, found.size.maximum, found.page)
+        for (owner, field), found in facts.sized.items()
+    }
+    assert sized == {
+        "Query.strains": (20, 100, True),
+        "Query.dispensaries": (20, 100, True),
+        "Query.deals": (20, 100, True),
+        "Query.doctors": (20, 50, True),
+        "Query.search": (20, 100, True),
+        "Query.laws": (56, 56, False),
+        "Dispensary.deals": (20, 100, False),
+        "Dispensary.menu": (100, 100, False),
+        "Dispensary.reviews": (20, 20, False),
+        "Strain.dispensaries": (20, 100, False),
+    }
+
+
+@pytest.mark.parametrize("stock", [False, True], ids=["served", "stock"])
+def test_both_executions_stop_at_a_passed_deadline(session, stock: bool) -> None:
+    schema = make_schema(stock=stock)
+    late = Context(
+        connections=session.connection,
+        sessions=lambda: session,
+        today=date.today(),
+        deadline=time.monotonic() - 1,
+    )
+    with pytest.raises(OperationTimeout):
+        schema.execute_sync("{ laws { state } }", context_value=late)
+    on_time = Context(
+        connections=session.connection,
+        sessions=lambda: session,
+        today=date.today(),
+        deadline=time.monotonic() + 60,
+    )
+    result = schema.execute_sync("{ laws { state } }", context_value=on_time)
+    assert result.errors is None
+    assert len(result.data["laws"]) == 56
+    assert on_time.cost == {"requested": 56 * 2, "budget": 25_000}
