@@ -1,10 +1,13 @@
 """Production entrypoint: ``gunicorn -c gunicorn.conf.py`` (settings from the environment).
 
 Sync workers, one per core by default (measured here: threads gave no throughput and a worse
-p99). Access logs never show API keys: the logger below redacts ``api_key`` query values and the
-X-API-Key header before formatting. With more than one worker, Prometheus metrics are summed over
-the workers through the files in PROMETHEUS_MULTIPROC_DIR (a private temporary directory unless
-the operator names one).
+p99); in production they sit behind the buffering nginx of deploy/nginx, which keeps slow
+clients away from them. No log line shows an API key: the logger below redacts every spelling
+of ``api_key`` in queries, the X-API-Key header and key-shaped words, in access lines and in
+gunicorn's own messages ("Invalid request from ...") alike. Quotas counted in memory:// with
+more than one worker are refused at start (each worker would count its own). With more than one
+worker, Prometheus metrics are summed over the workers through the files in
+PROMETHEUS_MULTIPROC_DIR (a private temporary directory unless the operator names one).
 """
 
 import gc
@@ -16,7 +19,8 @@ from pathlib import Path
 from gunicorn.glogging import Logger
 from gunicorn.workers.sync import SyncWorker
 
-from rest.serving import CollectBetweenRequests, redact_query
+from rest.redaction import REDACTED, add_redacting_filter, redact_params, redact_text
+from rest.serving import CollectBetweenRequests, per_worker_quota_problem
 
 
 def _int_env(name: str, default: int) -> int:
@@ -73,17 +77,31 @@ def _prepare_metrics_dir(worker_count: int) -> None:
 _prepare_metrics_dir(workers)
 
 
+# Access-log atoms that hold the key header, or a bare query string (no "?" to find it by).
+_HEADER_ATOMS = frozenset({"{x-api-key}i", "{http_x_api_key}e"})
+_QUERY_ATOMS = frozenset({"q", "{query_string}e"})
+
+
 class RedactingLogger(Logger):
-    """Gunicorn's logger with API keys removed from every access-log atom."""
+    """Gunicorn's logger with API keys removed from every access-log atom and every message."""
+
+    def setup(self, cfg):  # type: ignore[no-untyped-def]
+        super().setup(cfg)
+        # On the loggers, so a message logged by any path (warning, exception, log) is covered.
+        add_redacting_filter(self.error_log)
+        add_redacting_filter(self.access_log)
 
     def atoms(self, resp, req, environ, request_time):  # type: ignore[no-untyped-def]
         atoms = super().atoms(resp, req, environ, request_time)
-        atoms["r"] = redact_query(atoms["r"])
-        if atoms.get("q"):
-            atoms["q"] = redact_query("?" + atoms["q"])[1:]
-        for name in list(atoms):
-            if name.lower() == "{x-api-key}i":
-                atoms[name] = "[redacted]"
+        for name, value in atoms.items():
+            if not isinstance(value, str):
+                continue
+            if name.lower() in _HEADER_ATOMS:
+                atoms[name] = REDACTED
+            elif name in _QUERY_ATOMS:
+                atoms[name] = redact_params(value)
+            else:
+                atoms[name] = redact_text(value)
         return atoms
 
 
@@ -97,17 +115,31 @@ def on_starting(server) -> None:  # type: ignore[no-untyped-def]
         os.chown(created, server.cfg.uid, server.cfg.gid)
 
 
+def nworkers_changed(server, new_value, old_value) -> None:  # type: ignore[no-untyped-def]
+    """Refuse quotas counted per worker: at start (WEB_CONCURRENCY or --workers, before any
+    socket is bound) gunicorn exits with the reason; later (TTIN, a reload) the count stays."""
+    # gunicorn applies --env (raw_env) to os.environ only after this first call.
+    storage = server.cfg.env.get(
+        "RATELIMIT_STORAGE_URI", os.environ.get("RATELIMIT_STORAGE_URI", "")
+    )
+    problem = per_worker_quota_problem(storage, new_value)
+    if problem is None:
+        return
+    if old_value is None:
+        _remove_created_metrics_dir()
+        raise RuntimeError(problem)  # gunicorn prints "Error: <problem>" and exits with 1
+    server.log.error("%s Keeping %d worker(s).", problem, old_value)
+    server.num_workers = old_value
+
+
+def _remove_created_metrics_dir() -> None:
+    created = os.environ.get(_CREATED_ENV)
+    if created and created == os.environ.get(METRICS_DIR_ENV):
+        shutil.rmtree(created, ignore_errors=True)
+
+
 def when_ready(server) -> None:  # type: ignore[no-untyped-def]
-    """Warn when quotas or metrics would be counted separately in each worker."""
-    storage = os.environ.get("RATELIMIT_STORAGE_URI", "memory://")
-    if server.cfg.workers > 1 and storage.startswith("memory"):
-        server.log.warning(
-            "RATELIMIT_STORAGE_URI is %s with %d workers: each worker counts quotas on its own, "
-            "so a key gets up to %d times its limit; use redis:// for exact quotas",
-            storage,
-            server.cfg.workers,
-            server.cfg.workers,
-        )
+    """Say where metrics are summed, or warn that each worker reports its own."""
     metrics_dir = os.environ.get(METRICS_DIR_ENV)
     if metrics_dir is not None:
         server.log.info("Prometheus metrics are summed over workers in %s", metrics_dir)

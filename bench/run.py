@@ -2,8 +2,9 @@
 
 Usage: .venv/bin/python bench/run.py [--seconds 5] [--warmup 1] [--connections 8]
        [--backends sqlite,postgres]
-Needs `wrk` (Debian package) on PATH; PostgreSQL and Redis at TEST_POSTGRES_URL / REDIS_URL for the
-"postgres" backend (default 127.0.0.1). Every server binds 127.0.0.1, every load run is bounded by
+Needs `wrk` (Debian package) on PATH, Redis at REDIS_URL (two gunicorn workers count quotas there:
+memory:// is refused with more than one) and PostgreSQL at TEST_POSTGRES_URL for the "postgres"
+backend (default 127.0.0.1). Every server binds 127.0.0.1, every load run is bounded by
 --seconds (after an unrecorded --warmup run of the same case, bare Flask included: first requests
 compile statements, open pooled connections and, warm, fill the replay store), and every process
 started here is stopped by its pid.
@@ -54,10 +55,10 @@ def _free_port() -> int:
 
 
 class Gunicorn:
-    """gunicorn -c gunicorn.conf.py (2 sync workers, its default of no gunicorn access log; the
-    app's JSON request log goes to /dev/null) on a free local port."""
+    """gunicorn -c gunicorn.conf.py (2 sync workers unless told, its default of no gunicorn
+    access log; the app's JSON request log goes to /dev/null) on a free local port."""
 
-    def __init__(self, env: dict[str, str], app: str | None = None) -> None:
+    def __init__(self, env: dict[str, str], app: str | None = None, workers: int = 2) -> None:
         self.port = _free_port()
         command = [str(GUNICORN), "-c", str(ROOT / "gunicorn.conf.py"), "--no-control-socket"]
         if app:
@@ -66,7 +67,7 @@ class Gunicorn:
             **os.environ,
             **env,
             "BIND": f"127.0.0.1:{self.port}",
-            "WEB_CONCURRENCY": "2",
+            "WEB_CONCURRENCY": str(workers),
             "GUNICORN_THREADS": "1",
         }
         self.process = subprocess.Popen(
@@ -167,14 +168,21 @@ MODES = {
     "warm": {},
     "cold": {"PAGE_CACHE_MB": "0"},
 }
+# The quota storages are compared warm with one worker each: memory:// may serve no more.
+ONE_WORKER_MODE = "warm1w"
 LIST_CASES = ("strains list (filters)", "dispensaries by state", "ZIP proximity", "search")
 GRAPHQL_CASE = "GraphQL nested page (20)"
-QUOTA_CASE = "strains list (filters)"  # measured with both quota storages for the Redis cost
+QUOTA_CASE = "strains list (filters)"  # measured with every quota storage for the Redis cost
+DEFAULT_STORE = "redis"  # what the two-worker runs count quotas in, on both backends
+
+
+def _redis_url() -> str:
+    return os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
 def _storages() -> dict[str, dict[str, str]]:
     """Quota storages by label: memory, Redis (busy keys lease), Redis counting every request."""
-    redis = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
+    redis = _redis_url()
     return {
         "memory": {"RATELIMIT_STORAGE_URI": "memory://"},
         "redis": {"RATELIMIT_STORAGE_URI": redis},
@@ -185,31 +193,30 @@ def _storages() -> dict[str, dict[str, str]]:
 def _measure_backend(
     backend: str, workdir: Path, load: dict, modes: list[str], cases: list[tuple]
 ) -> list[tuple]:
-    """Every case in each mode, plus the quota case on the other limiter storages."""
+    """Every case in each mode (two workers, quotas in Redis), plus the quota case with one
+    worker on each limiter storage."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
-        storage = "memory"
     else:
         server, name = _postgres_database()
         url = make_url(server).set(database=name).render_as_string(hide_password=False)
-        storage = "redis"
         cleanup = (server, name)
     rows = []
     try:
         key = _seeded(url)
         storages = _storages()
-        runs = [(mode, storage, cases) for mode in modes]
+        runs = [(mode, DEFAULT_STORE, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
-            # Each storage is measured twice, alternating (the default one in the warm run and
-            # once more), and the comparison takes each one's better run: a burst of noise from
-            # the rest of the machine then cannot decide which storage looks dearer.
+            # Each storage is measured twice, alternating, and the comparison takes each one's
+            # better run: a burst of noise from the rest of the machine then cannot decide
+            # which storage looks dearer.
             quota_case = [c for c in cases if c[0] == QUOTA_CASE]
-            others = [store for store in storages if store != storage]
-            runs += [("warm", store, quota_case) for store in [*others, storage, *others]]
+            runs += [(ONE_WORKER_MODE, store, quota_case) for store in [*storages, *storages]]
         for mode, store, cases in runs:
-            env = {"DATABASE_URL": url, **storages[store], **MODES[mode]}
-            app = Gunicorn(env)
+            one_worker = mode == ONE_WORKER_MODE
+            env = {"DATABASE_URL": url, **storages[store], **MODES["warm" if one_worker else mode]}
+            app = Gunicorn(env, workers=1 if one_worker else 2)
             try:
                 app.wait_ready("/health")
                 for case, path, body in cases:
@@ -241,12 +248,11 @@ def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str
     """One line per target; a target whose cases this run left out (--modes, --cases) says so."""
     lines = []
     for backend in backends:
-        default_store = "memory" if backend == "sqlite" else "redis"
         for mode, target in (("warm", 0.50), ("cold", 0.25)):
             measured = {
                 case: rps
                 for case in LIST_CASES
-                if (rps := _rps(rows, case, backend, mode, default_store)) is not None
+                if (rps := _rps(rows, case, backend, mode, DEFAULT_STORE)) is not None
             }
             head = f"{backend:<9}REST list pages {mode}: "
             if not measured:
@@ -261,23 +267,23 @@ def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str
             )
         # The GraphQL target is read in the serving configuration (warm); cold is for information.
         for mode, goal in (("warm", "target >= 50%"), ("cold", "for information")):
-            graphql = _rps(rows, GRAPHQL_CASE, backend, mode, default_store)
-            rest = _rps(rows, QUOTA_CASE, backend, mode, default_store)
+            graphql = _rps(rows, GRAPHQL_CASE, backend, mode, DEFAULT_STORE)
+            rest = _rps(rows, QUOTA_CASE, backend, mode, DEFAULT_STORE)
             head = f"{backend:<9}GraphQL nested page {mode}: "
             if graphql is None or rest is None:
                 lines.append(f"{head}not measured (needs both it and the strains list)")
             else:
                 lines.append(f"{head}{graphql / rest:.0%} of the REST strains list ({goal})")
-        memory = _rps(rows, QUOTA_CASE, backend, "warm", "memory")
+        memory = _rps(rows, QUOTA_CASE, backend, ONE_WORKER_MODE, "memory")
         for store, how in (("redis", "leasing"), ("redis-1", "one round trip per request")):
-            redis = _rps(rows, QUOTA_CASE, backend, "warm", store)
+            redis = _rps(rows, QUOTA_CASE, backend, ONE_WORKER_MODE, store)
             head = f"{backend:<9}Redis quotas ({how}) "
             if memory is None or redis is None:
                 lines.append(f"{head}not measured (needs the warm strains list)")
             else:
                 lines.append(
                     f"{head}cost {1 - redis / memory:.0%} of memory:// throughput on the warm "
-                    "strains list (target <= 15%)"
+                    "strains list, one worker each (target <= 15%)"
                 )
     return lines
 
@@ -311,17 +317,17 @@ def main() -> None:
     ceiling = (before["rps"] + after["rps"]) / 2
 
     print(
-        f"{'case':<28}{'backend':<10}{'mode':<6}{'quotas':<8}{'req/s':>8}{'p50 ms':>8}"
+        f"{'case':<28}{'backend':<10}{'mode':<8}{'quotas':<8}{'req/s':>8}{'p50 ms':>8}"
         f"{'p99 ms':>8}{'vs bare':>8}{'errors':>7}"
     )
     for label, result in (("bare Flask (before)", before), ("bare Flask (after)", after)):
         print(
-            f"{label:<28}{'-':<10}{'-':<6}{'-':<8}{result['rps']:>8.0f}{result['p50']:>8.2f}"
+            f"{label:<28}{'-':<10}{'-':<8}{'-':<8}{result['rps']:>8.0f}{result['p50']:>8.2f}"
             f"{result['p99']:>8.2f}{result['rps'] / ceiling:>8.0%}{result['errors']:>7}"
         )
     for case, backend, mode, store, r in rows:
         print(
-            f"{case:<28}{backend:<10}{mode:<6}{store:<8}{r['rps']:>8.0f}{r['p50']:>8.2f}"
+            f"{case:<28}{backend:<10}{mode:<8}{store:<8}{r['rps']:>8.0f}{r['p50']:>8.2f}"
             f"{r['p99']:>8.2f}{r['rps'] / ceiling:>8.0%}{r['errors']:>7}"
         )
     print()
@@ -329,7 +335,8 @@ def main() -> None:
 
 
 def _bare(load: dict) -> dict:
-    bare = Gunicorn({}, app="bare:app")
+    # The bare app counts no quotas, but the configuration it shares must be a valid one.
+    bare = Gunicorn({"RATELIMIT_STORAGE_URI": _redis_url()}, app="bare:app")
     try:
         bare.wait_ready("/ping")
         return _measure(f"http://127.0.0.1:{bare.port}/ping", key=None, body=None, load=load)

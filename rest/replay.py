@@ -215,6 +215,7 @@ class ReplayLane:
                 status=200,
                 duration_s=time.perf_counter() - started,
                 key_id=key_id,
+                client=environ.get("REMOTE_ADDR"),
             )
         )
         return [body]
@@ -232,19 +233,21 @@ class ReplayLane:
         version = self._version.peek()
         if version is None:
             return None
+        # The key first: only a key this worker has verified may make it read a body here, so a
+        # keyless or unknown caller's slow body is left to Flask, which refuses it unread.
+        request_ = Request(environ)
+        presented = key_presented_in(request_)
+        identity = self._key_cache.peek(keys.hash_key(presented)) if presented else None
+        if identity is None:
+            return None
         body = b""
         if method == "POST":
             read = self._read_body(environ)
             if read is None:
                 return None
             body = read
-        request_ = Request(environ)
         stored = self._cache.get(replay_key(request_, version, date.today(), body))
         if stored is None:
-            return None
-        presented = key_presented_in(request_)
-        identity = self._key_cache.peek(keys.hash_key(presented)) if presented else None
-        if identity is None:
             return None
         quota = self._quota.charge(identity)
         if quota is None:

@@ -1,10 +1,11 @@
 """Key hygiene: only hashes are stored, plaintext keys never reach logs, revocation is immediate.
 
 The dump test runs on SQLite and PostgreSQL. The log and revocation tests run the real thing:
-gunicorn with 2 sync workers and access logs on, serving a seeded scratch SQLite file, bounded
-by a 30-second watchdog and stopped by the pid this module started. The failed-authentication
-throttle (60 per hour per address, then 429 with Retry-After) is covered in-process by
-tests/rest/test_auth.py and not repeated here.
+gunicorn with 2 sync workers and access logs on, serving a seeded scratch SQLite file with quotas
+in a throwaway Redis (skipped without redis-server: memory:// is refused with more than one
+worker), bounded by a 30-second watchdog and stopped by the pid this module started. The
+failed-authentication throttle (60 per hour per address, then 429 with Retry-After) is covered
+in-process by tests/rest/test_auth.py and not repeated here.
 """
 
 import contextlib
@@ -30,6 +31,7 @@ from models.db import make_engine, make_session_factory
 from seed import Dataset, load_dataset
 from service import keys
 from service.keys import NewKey
+from tests.servers import redis_server
 
 STATE_TTL_MS = 200  # the served app's key cache: revocations reach every worker within this
 
@@ -258,37 +260,38 @@ def server(tmp_path_factory: pytest.TempPathFactory, tiny_dataset: Dataset) -> I
         command.append("--no-control-socket")
     command += ["--config", str(GUNICORN_CONF)]  # the repository's production configuration
     command.append("app:create_app()")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "RATELIMIT_STORAGE_URI": "memory://",
-        "LOG_LEVEL": "INFO",
-        "STATE_TTL_MS": str(STATE_TTL_MS),
-    }
-    with open(paths["output"], "wb") as output:
-        process = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
-        )
-        watchdog = threading.Timer(SERVER_LIFETIME_S, process.kill)
-        watchdog.start()
-        try:
-            port = _wait_until_serving(process, paths["error"], paths["output"])
-            yield Server(
-                port=port,
-                database_url=database_url,
-                access_log=paths["access"],
-                error_log=paths["error"],
-                output_log=paths["output"],
-                issued=created,
+    with redis_server("2 gunicorn workers need quotas in Redis") as redis:
+        env = {
+            **os.environ,
+            "DATABASE_URL": database_url,
+            "RATELIMIT_STORAGE_URI": redis.url,
+            "LOG_LEVEL": "INFO",
+            "STATE_TTL_MS": str(STATE_TTL_MS),
+        }
+        with open(paths["output"], "wb") as output:
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT
             )
-        finally:
-            watchdog.cancel()
-            process.terminate()
+            watchdog = threading.Timer(SERVER_LIFETIME_S, process.kill)
+            watchdog.start()
             try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+                port = _wait_until_serving(process, paths["error"], paths["output"])
+                yield Server(
+                    port=port,
+                    database_url=database_url,
+                    access_log=paths["access"],
+                    error_log=paths["error"],
+                    output_log=paths["output"],
+                    issued=created,
+                )
+            finally:
+                watchdog.cancel()
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=5)
 
 
 # ---- (b) plaintext keys never reach gunicorn's logs -----------------------------------------

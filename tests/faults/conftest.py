@@ -4,25 +4,19 @@ import contextlib
 import os
 import shutil
 import socket
-import subprocess
 import threading
-import time
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 from sqlalchemy import make_url
 
+from tests.servers import RedisServer, free_port
+
 POSTGRES_URL = make_url(
     os.environ.get("TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 )
 POSTGRES_HOST, POSTGRES_PORT = POSTGRES_URL.host or "127.0.0.1", POSTGRES_URL.port or 5432
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class Forwarder:
@@ -31,7 +25,7 @@ class Forwarder:
 
     def __init__(self, upstream: tuple[str, int]) -> None:
         self.upstream = upstream
-        self.port = _free_port()
+        self.port = free_port()
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
         self._listener: socket.socket | None = None
@@ -111,49 +105,6 @@ def postgres_forwarder() -> Iterator[Forwarder]:
     forwarder.restore()
     yield forwarder
     forwarder.cut()
-
-
-class RedisServer:
-    """A throwaway redis-server on a free port, started and stopped by its own pid."""
-
-    def __init__(self) -> None:
-        self.port = _free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start within 10 s")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-            self.process = None
 
 
 @pytest.fixture

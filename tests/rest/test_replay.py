@@ -1,11 +1,12 @@
 """Replayed responses equal the Flask path's, byte for byte, and stay authenticated and charged."""
 
+import io
 import json
 from collections.abc import Callable
 
 import pytest
 from flask import Flask
-from werkzeug.test import TestResponse
+from werkzeug.test import EnvironBuilder, TestResponse, run_wsgi_app
 
 from models import DatasetInfo
 from service import keys
@@ -150,18 +151,53 @@ def test_a_graphql_post_that_cannot_be_replayed_reaches_flask_with_its_body(
 ) -> None:
     app = make_app()
     client = app.test_client()
-    body = {"query": NESTED}
-    assert (
-        client.post("/graphql", json=body, headers={"X-API-Key": api_keys["pro"]}).status_code
-        == 200
-    )
-    # A stored response matches, but this key has not been verified yet: the lane reads the body
-    # to find the match, then hands the request to Flask, which must still see the whole body.
+    known = {"X-API-Key": api_keys["pro"]}
+    assert client.post("/graphql", json={"query": NESTED}, headers=known).status_code == 200
+    # A verified key: the lane reads the body to look for a match, finds none and puts the body
+    # back for Flask.
+    other = client.post("/graphql", json={"query": "{ laws { stateCode } }"}, headers=known)
+    assert other.status_code == 200
+    assert {"stateCode": "CA"} in other.get_json()["data"]["laws"]
+    # A stored response matches, but this key has not been verified yet: the lane leaves the
+    # request (body unread) to Flask.
     newcomer = _fresh_key(app)
-    response = client.post("/graphql", json=body, headers={"X-API-Key": newcomer})
+    response = client.post("/graphql", json={"query": NESTED}, headers={"X-API-Key": newcomer})
     assert response.status_code == 200
     assert response.get_json()["data"]["dispensaries"]["total"] >= 1
     assert response.get_json()["extensions"]["rateLimit"]["remaining"] == 99
+
+
+class UnsentBody(io.RawIOBase):
+    """A body announced by Content-Length and never sent: reading it fails the test."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        raise AssertionError("the request body was read")
+
+
+@pytest.mark.parametrize(
+    "presented",
+    [None, "cds_live_" + "A" * 32, "not-a-key"],
+    ids=["no key", "well-formed, never issued", "malformed"],
+)
+def test_a_post_without_a_verified_key_is_refused_without_reading_its_body(
+    make_app, api_keys: dict, presented: str | None
+) -> None:
+    app = make_app()
+    client = app.test_client()
+    # The lane is ready to replay: data version read, a key verified, this document stored.
+    headers = {"X-API-Key": api_keys["pro"]}
+    assert client.post("/graphql", json={"query": NESTED}, headers=headers).status_code == 200
+    sent = {} if presented is None else {"X-API-Key": presented}
+    environ = EnvironBuilder(
+        path="/graphql", method="POST", headers=sent, content_type="application/json"
+    ).get_environ()
+    environ |= {"CONTENT_LENGTH": "60000", "wsgi.input": UnsentBody()}
+    body, status, _headers = run_wsgi_app(app, environ)
+    assert status == "401 UNAUTHORIZED"
+    assert json.loads(b"".join(body))["error"]["code"] == 401
 
 
 def test_conditional_and_head_requests_are_left_to_flask(make_app, api_keys: dict) -> None:

@@ -12,7 +12,8 @@ from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 from werkzeug.serving import make_server
 
-from rest.serving import CollectBetweenRequests, RedactingRequestHandler, redact_query
+from rest.redaction import redact_query
+from rest.serving import CollectBetweenRequests, RedactingRequestHandler
 
 GUNICORN_CONF = Path(__file__).resolve().parents[2] / "gunicorn.conf.py"
 

@@ -1,0 +1,248 @@
+"""The production front: Debian's nginx with deploy/nginx's files, in front of gunicorn.
+
+gunicorn's sync workers give each connection a worker from its first byte to its last, so
+clients that never finish their headers take every worker. Through nginx, which reads each
+request whole before passing it on, 20 such clients leave a normal request unaffected; aimed at
+gunicorn directly, the same 20 make it wait past the second this test grants (the contrast
+shows the test can fail). Skipped, saying why, where nginx is not installed.
+"""
+
+import contextlib
+import json
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.servers import Running, free_port, gunicorn, nginx, redis_server
+
+SLOW_CLIENTS = 20
+PATIENCE_S = 1.0  # a normal request must be answered within this
+
+
+@dataclass
+class Stack:
+    app: Running  # gunicorn
+    front: Running  # nginx
+    workers: int
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, tiny_db_url: str) -> Iterator[Stack]:
+    with contextlib.ExitStack() as started:
+        env = {
+            "DATABASE_URL": tiny_db_url,
+            "STATE_TTL_MS": "60000",  # what a worker verified stays known for the whole test
+            "TRUSTED_PROXY_HOPS": "1",
+        }
+        # Two workers need Redis-backed quotas; without redis-server, one worker and memory://.
+        workers = 2 if shutil.which("redis-server") else 1
+        if workers == 2:
+            redis = started.enter_context(redis_server("two workers need it"))
+            env["RATELIMIT_STORAGE_URI"] = redis.url
+        else:
+            env["RATELIMIT_STORAGE_URI"] = "memory://"
+        app = started.enter_context(gunicorn(tmp_path_factory.mktemp("app"), env, workers=workers))
+        front = started.enter_context(nginx(tmp_path_factory.mktemp("nginx"), app.port))
+        yield Stack(app, front, workers)
+
+
+@contextlib.contextmanager
+def slow_clients(port: int, count: int = SLOW_CLIENTS) -> Iterator[None]:
+    """``count`` connections that start a request and never finish its headers."""
+    opened = []
+    try:
+        for number in range(count):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            opened.append(sock)
+            sock.sendall(
+                f"GET /api/v1/laws/CA?slow={number} HTTP/1.1\r\nHost: h\r\nX-Wait: ".encode()
+            )
+        yield
+    finally:
+        for sock in opened:
+            sock.close()
+
+
+def answer(port: int, head: str, *, body: bytes = b"") -> tuple[int, bytes]:
+    """Send a request, wait at most PATIENCE_S for the response; its status and body."""
+    with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE_S) as sock:
+        sock.sendall(head.encode() + body)
+        reply = b""
+        while b"\r\n\r\n" not in reply or not reply.endswith(b"}"):
+            chunk = sock.recv(65536)  # TimeoutError after PATIENCE_S without a byte
+            if not chunk:
+                break
+            reply += chunk
+    status_line, _, rest = reply.partition(b"\r\n")
+    return int(status_line.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def normal_request(key: str) -> str:
+    return (
+        f"GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\nX-API-Key: {key}\r\nConnection: close\r\n\r\n"
+    )
+
+
+def test_slow_clients_do_not_delay_a_request_through_nginx(stack: Stack, api_keys: dict) -> None:
+    with slow_clients(stack.front.port):
+        started = time.monotonic()
+        status, body = answer(stack.front.port, normal_request(api_keys["pro"]))
+        waited = time.monotonic() - started
+    assert status == 200, body
+    assert b'"success":true' in body
+    assert waited < PATIENCE_S
+
+
+def test_the_same_slow_clients_stall_gunicorn_without_nginx(stack: Stack, api_keys: dict) -> None:
+    with slow_clients(stack.app.port), pytest.raises(TimeoutError):
+        answer(stack.app.port, normal_request(api_keys["pro"]))
+    # Once they are gone the workers serve again (each drops its slow client on EOF).
+    deadline = time.monotonic() + 10
+    while True:
+        with contextlib.suppress(TimeoutError):
+            if answer(stack.app.port, normal_request(api_keys["pro"]))[0] == 200:
+                break
+        assert time.monotonic() < deadline
+
+
+def test_nginx_refuses_a_body_over_64_kib_with_the_api_envelope(stack: Stack) -> None:
+    head = (
+        "POST /graphql HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {64 * 1024 + 1}\r\nConnection: close\r\n\r\n"
+    )
+    status, body = answer(stack.front.port, head)
+    assert status == 413
+    assert json.loads(body)["error"] == {
+        "code": 413,
+        "message": "request body too large: at most 65536 bytes",  # as the app words it
+        "docs": "/docs/errors#error-413",
+    }
+
+
+def test_nginx_answers_the_503_envelope_while_the_app_is_down(tmp_path: Path) -> None:
+    with nginx(tmp_path, free_port(), status=503) as front:
+        head = "GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+        with socket.create_connection(("127.0.0.1", front.port), timeout=5) as sock:
+            sock.sendall(head.encode())
+            reply = b"".join(iter(lambda: sock.recv(65536), b""))
+    headers, _, body = reply.partition(b"\r\n\r\n")
+    assert headers.split(b"\r\n")[0] == b"HTTP/1.1 503 Service Temporarily Unavailable"
+    assert b"Content-Type: application/json" in headers.split(b"\r\n")
+    assert b"Retry-After: 5" in headers.split(b"\r\n")
+    assert json.loads(body) == {
+        "success": False,
+        "error": {
+            "code": 503,
+            "message": "the service is unavailable; retry in a few seconds",
+            "docs": "/docs/errors#error-503",
+        },
+    }
+
+
+class RecordingUpstream:
+    """Stands in for gunicorn: answers every request with 200 and keeps the heads it was sent."""
+
+    def __init__(self) -> None:
+        self.heads: list[str] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            with client:
+                client.settimeout(5)
+                head = b""
+                with contextlib.suppress(OSError):
+                    while b"\r\n\r\n" not in head and (chunk := client.recv(65536)):
+                        head += chunk
+                    self.heads.append(head.decode("latin-1"))
+                    client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def test_nginx_passes_the_client_address_it_saw_never_a_forged_one(
+    tmp_path: Path,
+) -> None:
+    upstream = RecordingUpstream()
+    try:
+        with nginx(tmp_path, upstream.port) as front:
+            head = (
+                "GET /api/v1/laws/CA?x=1 HTTP/1.1\r\nHost: api.example\r\n"
+                "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Host: evil.example\r\n"
+                "Connection: close\r\n\r\n"
+            )
+            assert answer(front.port, head)[0] == 200
+    finally:
+        upstream.close()
+    forwarded = upstream.heads[-1].split("\r\n")
+    assert forwarded[0] == "GET /api/v1/laws/CA?x=1 HTTP/1.0"
+    # The app trusts one hop (TRUSTED_PROXY_HOPS=1): the value nginx wrote, alone.
+    assert [line for line in forwarded if line.lower().startswith("x-forwarded-")] == [
+        "X-Forwarded-For: 127.0.0.1",
+        "X-Forwarded-Proto: http",
+        "X-Forwarded-Host: api.example",
+    ]
+    assert "Host: api.example" in forwarded
+
+
+@contextlib.contextmanager
+def held_worker(port: int) -> Iterator[Callable[[str], int]]:
+    """Hold one sync worker with unfinished headers (the others serve meanwhile); the function
+    yielded finishes that request with a key and returns its status."""
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        sock.sendall(b"GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\nConnection: close\r\n")
+
+        def finish(key: str) -> int:
+            sock.sendall(f"X-API-Key: {key}\r\n\r\n".encode())
+            return int(sock.recv(65536).split(b"\r\n", 1)[0].split()[1])
+
+        yield finish
+
+
+def test_a_keyless_slow_post_is_refused_at_once_by_gunicorn(stack: Stack, api_keys: dict) -> None:
+    """The replay lane reads no body before the key is known valid, so a request that announces
+    60,000 bytes and sends one is answered (401) instead of holding a worker."""
+    # Every worker has verified a key and read the data version: its replay lane is live.
+    key = api_keys["pro"]
+    if stack.workers == 1:
+        assert answer(stack.app.port, normal_request(key))[0] == 200
+    else:
+        with held_worker(stack.app.port) as finish_on_held:
+            assert answer(stack.app.port, normal_request(key))[0] == 200  # the other worker
+            assert finish_on_held(key) == 200
+    head = (
+        "POST /graphql HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        "Content-Length: 60000\r\nConnection: close\r\n\r\n"
+    )
+    status, body = answer(stack.app.port, head, body=b"{")
+    assert status == 401
+    assert b'"code":401' in body
+
+
+def test_no_key_reaches_nginx_logs(stack: Stack, api_keys: dict) -> None:
+    key = api_keys["pro"]
+    target = f"/api/v1/laws/CA?api%5Fkey={key}&probe=nginx"
+    head = f"GET {target} HTTP/1.1\r\nHost: h\r\nReferer: http://x/?api_key={key}\r\n"
+    assert answer(stack.front.port, head + "Connection: close\r\n\r\n")[0] == 200
+    too_large = (
+        f"POST /graphql?api_key={key} HTTP/1.1\r\nHost: h\r\nContent-Length: 70000\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    assert answer(stack.front.port, too_large)[0] == 413
+    logged = stack.front.text()
+    assert '"GET /api/v1/laws/CA HTTP/1.1" 200' in logged  # the path, never the query
+    assert '"POST /graphql HTTP/1.1" 413' in logged
+    assert logged.count(key) == 0
