@@ -1,6 +1,8 @@
 """The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
 
 import hashlib
+import json
+import time
 from collections.abc import Callable
 from datetime import date
 from typing import Any, Protocol
@@ -17,7 +19,11 @@ from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
+from service.csp import page_headers
+from service.errors import TimeBudgetExceeded
+
 from .context import Context
+from .deadline import OperationTimeout
 from .errors import shape_error
 
 STATIC_URL = "/graphql/static/graphiql"
@@ -93,6 +99,10 @@ class ApiGraphQLView(GraphQLView):
     operation name: the data only changes with a seed or import, so a repeated query is answered
     without parsing, validating or resolving it again (it is still authenticated and charged).
     Such responses are also offered for replay in front of the app (``replayable``).
+
+    Each operation has ``time_budget_ms`` from the start of the request; past it, execution stops
+    and the request ends with a 503 envelope. An admitted document's cost estimate is reported
+    in ``extensions.cost`` (kept with a stored result: it is fixed per document and variables).
     """
 
     # One instance serves every request (it keeps only what __init__ sets, read-only after):
@@ -108,6 +118,7 @@ class ApiGraphQLView(GraphQLView):
         version: Callable[[], int],
         results: ResultCache,
         replayable: Replayable,
+        time_budget_ms: int,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
@@ -117,17 +128,35 @@ class ApiGraphQLView(GraphQLView):
         self._version = version
         self._results = results
         self._replayable = replayable
+        self._time_budget_ms = time_budget_ms
         self._ide_html = offline_graphiql_html()
+        # Its icon and fonts are data: URLs; its scripts post operations to /graphql.
+        self._ide_headers = page_headers(self._ide_html, data_urls=True, connect=True)
 
     @property
     def graphql_ide_html(self) -> str:
         return self._ide_html
 
+    def render_graphql_ide(self, request: Request) -> Response:
+        # The page as hashed for its policy (Strawberry's own renders it through Jinja).
+        return Response(self._ide_html, mimetype="text/html", headers=self._ide_headers)
+
     def get_context(self, request: Request, response: Response) -> Context:
-        return Context(connections=self._connections, sessions=self._sessions, today=date.today())
+        return Context(
+            connections=self._connections,
+            sessions=self._sessions,
+            today=date.today(),
+            deadline=time.monotonic() + self._time_budget_ms / 1000,
+        )
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
+
+    def decode_json(self, data: str | bytes) -> object:
+        try:
+            return json.loads(data)
+        except RecursionError:  # [[[[...]]]]: the decoder's stack, not a server fault
+            raise TransportError(400, "JSON in the request is nested too deeply") from None
 
     def execute_single(
         self,
@@ -141,13 +170,22 @@ class ApiGraphQLView(GraphQLView):
         version = self._version() if self._results.enabled else None
         tag = self._result_tag(request_adapter.method, request_data, version, context.today)
         if tag is not None and (cached := self._results.get(tag)) is not None:
-            result = ExecutionResult(data=orjson.loads(cached), errors=None)
+            data, cost = orjson.loads(cached)
+            result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
         else:
-            result = super().execute_single(
-                request, request_adapter, sub_response, context, root_value, request_data
-            )
+            try:
+                result = super().execute_single(
+                    request, request_adapter, sub_response, context, root_value, request_data
+                )
+            except OperationTimeout:
+                raise TimeBudgetExceeded(
+                    f"the GraphQL operation ran past its time budget of {self._time_budget_ms} ms "
+                    "and was stopped; ask for less (lower limits, fewer nested lists) or split it"
+                ) from None
+            if context.cost is not None and result.data is not None:
+                result.extensions = {**(result.extensions or {}), "cost": context.cost}
             if tag is not None and not result.errors and result.data is not None:
-                self._results.put(tag, orjson.dumps(result.data))
+                self._results.put(tag, orjson.dumps([result.data, context.cost]))
         if tag is not None and version is not None and not result.errors:
             g.graphql_cacheable = (version, context.today)
         return result
@@ -173,9 +211,17 @@ class ApiGraphQLView(GraphQLView):
         if result.errors:
             result.errors = [shape_error(error) for error in result.errors]
         data = super().process_result(request, result)
+        extensions = dict(data.get("extensions") or {})
+        # The cost goes after the quota: a replay replaces the quota and keeps what follows.
+        cost = extensions.pop("cost", None)
         quota = self._quota()
         if quota is not None:
-            data["extensions"] = {**(data.get("extensions") or {}), "rateLimit": quota}
+            extensions["rateLimit"] = quota
+        if cost is not None:
+            extensions["cost"] = cost
+        if extensions:
+            data["extensions"] = extensions
+        if quota is not None:
             cacheable = g.get("graphql_cacheable")
             if cacheable is not None:
                 self._replayable(*cacheable, quota_in_body=quota)

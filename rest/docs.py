@@ -4,6 +4,8 @@ from html import escape
 
 from flask import Flask, Response
 
+from service.csp import page_headers
+
 # code -> (name, when it happens, what the client should do)
 ERROR_DOCS = {
     400: (
@@ -47,8 +49,11 @@ ERROR_DOCS = {
     503: (
         "Service Unavailable",
         "The database is down, unreachable or too slow right now. Nothing about the request is "
-        "wrong.",
-        "Wait for the seconds in Retry-After, then retry with exponential backoff.",
+        "wrong. Or a GraphQL operation ran past its time budget (GRAPHQL_TIME_BUDGET_MS, 3 s by "
+        "default) and was stopped; the message says so.",
+        "Wait for the seconds in Retry-After, then retry with exponential backoff. For a GraphQL "
+        "operation over its time budget, ask for less instead: lower limits, fewer nested lists, "
+        "or split the query.",
     ),
 }
 
@@ -71,7 +76,8 @@ def _page() -> str:
 def init_docs(app: Flask) -> None:
     """Serve the error reference page (no key needed, never metered)."""
     page = _page()
+    headers = page_headers(page)  # plain HTML: no script, style or image of its own
 
     @app.get("/docs/errors")
     def error_reference() -> Response:
-        return Response(page, mimetype="text/html")
+        return Response(page, mimetype="text/html", headers=headers)

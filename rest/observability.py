@@ -1,9 +1,14 @@
 """Prometheus metrics at /metrics (grouped by route) and one JSON log line per request.
 
-Neither is metered or needs a key. With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py sets it for
-several workers) every worker writes its metrics to files there and /metrics on any worker reports
-the sum over all of them; without it each app has a registry of its own. Log lines carry the
-request id, method, route, status, duration and the key's id, never the key itself.
+Neither is metered or needs an API key. /metrics is served only when METRICS_TOKEN is set, and
+only to requests sending it as ``Authorization: Bearer <token>``; any other request for it gets
+the 404 an unknown path gets. Metric labels are bounded: route template (never the raw path),
+status, and method when it is a standard one (made-up methods all count as ``other``).
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py sets it for several workers) every worker
+writes its metrics to files there and /metrics on any worker reports the sum over all of them;
+without it each app has a registry of its own. Log lines carry the request id, method, route,
+status, duration, the client address and the key's id, never the key itself.
 
 Both are written by :class:`RequestRecorder`, which the Flask hooks below and the replay lane in
 front of Flask (rest.replay) call alike, so a replayed response is logged and counted like any
@@ -11,6 +16,7 @@ other. The log goes straight from structlog to the stream as one orjson line: no
 record, handler or formatter per request.
 """
 
+import hmac
 import os
 import sys
 import time
@@ -23,6 +29,7 @@ from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, values
 from prometheus_flask_exporter import PrometheusMetrics
 from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+from werkzeug.exceptions import NotFound
 
 METRICS_PATH = "/metrics"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -31,6 +38,12 @@ DURATION_METRIC = "flask_http_request_duration_seconds"
 TOTAL_METRIC = "flask_http_request_total"
 ROUTE_LABEL = "url_rule"
 UNROUTED = "unrouted"
+# Method label values; anything else a client sends is counted as OTHER_METHOD, so made-up
+# methods cannot add series.
+KNOWN_METHODS = frozenset(
+    ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT")
+)
+OTHER_METHOD = "other"
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,7 @@ class RequestRecord:
     status: int
     duration_s: float
     key_id: int | None
+    client: str | None = None  # the client address (rest.proxies resolves it behind proxies)
 
 
 class RequestRecorder:
@@ -79,19 +93,24 @@ class RequestRecorder:
             status=done.status,
             duration_ms=round(done.duration_s * 1000, 2),
             key_id=done.key_id,
+            client=done.client,
         )
         if done.route == METRICS_PATH:
             return
-        self._duration.labels(done.method, done.route, done.status).observe(done.duration_s)
-        self._total.labels(done.method, done.status).inc()
+        method = done.method if done.method in KNOWN_METHODS else OTHER_METHOD
+        self._duration.labels(method, done.route, done.status).observe(done.duration_s)
+        self._total.labels(method, done.status).inc()
 
 
 def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> RequestRecorder:
     """Register the request log and the metrics endpoint (a registry per app, not global).
 
-    ``log_stream`` receives the JSON lines (standard error by default).
+    ``log_stream`` receives the JSON lines (standard error by default). /metrics answers only
+    requests carrying ``app.config["METRICS_TOKEN"]`` as a Bearer token (none when it is unset).
     """
     metrics = _metrics(app)
+    token = app.config.get("METRICS_TOKEN")
+    scrape_token = token.encode() if token else None
     multiprocess = isinstance(metrics, GunicornInternalPrometheusMetrics)
     recorder = RequestRecorder(
         log_stream or sys.stderr.buffer,
@@ -102,6 +121,10 @@ def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> Re
     @app.before_request
     def start_clock() -> None:
         g.started = time.perf_counter()
+        if request.path == METRICS_PATH and not _is_scrape(
+            request.headers.get("Authorization"), scrape_token
+        ):
+            _hide_route()
 
     @app.after_request
     def record_request(response: Response) -> Response:
@@ -114,11 +137,28 @@ def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> Re
                 status=response.status_code,
                 duration_s=time.perf_counter() - g.get("started", time.perf_counter()),
                 key_id=api_key.id if api_key is not None else None,
+                client=request.remote_addr,
             )
         )
         return response
 
     return recorder
+
+
+def _is_scrape(authorization: str | None, token: bytes | None) -> bool:
+    """True when ``authorization`` is ``Bearer <token>`` (compared in constant time)."""
+    if token is None or authorization is None:
+        return False
+    scheme, _, credentials = authorization.partition(" ")
+    sent = credentials.strip().encode("utf-8", "surrogateescape")
+    return scheme.lower() == "bearer" and hmac.compare_digest(sent, token)
+
+
+def _hide_route() -> None:
+    """Route this request as an unknown path: the app's ordinary 404, every hook as for one."""
+    request.url_rule = None
+    request.view_args = None
+    request.routing_exception = NotFound()
 
 
 def _metrics(app: Flask) -> Any:

@@ -8,13 +8,20 @@ from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, Flask, Response, request
+from flask.sansio.blueprints import BlueprintSetupState
+
+from service.csp import page_headers
 
 from .schemas import ErrorEnvelopeSchema
 
 OPENAPI_PATH = "/api/v1/openapi.json"
 DOCS_PATH = "/api/v1/docs"
 SWAGGER_STATIC_PATH = "/api/v1/docs/static"
+# flask-smorest's blueprint for the document and the Swagger UI page, and the page's endpoint.
+DOCS_BLUEPRINT = "api-docs"
+SWAGGER_UI_ENDPOINT = DOCS_BLUEPRINT + ".openapi_swagger_ui"
+SWAGGER_UI_VARIANTS = 8  # distinct pages (script roots) whose policy is remembered
 
 _INTEGER = {"type": "integer"}
 QUOTA_HEADERS: dict[str, Any] = {
@@ -147,6 +154,33 @@ def errors(bp: Any, *codes: int) -> Callable[[Callable], Callable]:
 swagger_assets = Blueprint(
     "swagger_ui", __name__, static_folder="static/swagger-ui", static_url_path=SWAGGER_STATIC_PATH
 )
+
+
+@swagger_assets.record_once
+def _secure_swagger_ui(state: BlueprintSetupState) -> None:
+    """Give flask-smorest's Swagger UI page the policy of the exact HTML it serves.
+
+    The page is a template with an inline script that holds the document's URL, so its hash is
+    taken from the first page served (per variant) rather than guessed. The hook runs for the
+    docs blueprint only, never on API requests.
+    """
+    known: dict[bytes, dict[str, str]] = {}
+
+    def add_policy(response: Response) -> Response:
+        if request.endpoint != SWAGGER_UI_ENDPOINT or response.status_code != 200:
+            return response
+        body = response.get_data()
+        headers = known.get(body)
+        if headers is None:
+            # Icons in its stylesheet are data: URLs; its script fetches openapi.json.
+            headers = page_headers(body.decode(), data_urls=True, connect=True)
+            if len(known) < SWAGGER_UI_VARIANTS:
+                known[body] = headers
+        response.headers.update(headers)
+        return response
+
+    app: Flask = state.app
+    app.after_request_funcs.setdefault(DOCS_BLUEPRINT, []).append(add_policy)
 
 
 def is_public_path(path: str) -> bool:

@@ -1,4 +1,6 @@
-"""GraphiQL in a real browser: headless Chromium, offline assets, a nested query run by clicking."""
+"""The HTML pages in a real browser (headless Chromium): offline assets, working under their
+Content-Security-Policy with no violation reported; GraphiQL runs a nested query by clicking,
+Swagger UI loads the document and sends a request."""
 
 import json
 import shutil
@@ -30,6 +32,13 @@ LAUNCH_ARGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+# Reports each violation of the page's policy to the test (injected by the browser driver, so the
+# policy under test does not apply to it).
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (event) => {
+  window.reportViolation(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`);
+});
+"""
 NESTED = """{
   dispensaries(state: "CA", limit: 2) {
     total
@@ -55,7 +64,18 @@ def page(server_url: str) -> Iterator:
     with playwright_sync.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         context = browser.new_context()
+        violations: list[str] = []
+        context.expose_function("reportViolation", lambda text: violations.append(text))
+        context.add_init_script(REPORT_VIOLATIONS)
         page = context.new_page()
+        page.on(
+            "console",
+            lambda message: (
+                violations.append(message.text)
+                if "Content Security Policy" in message.text
+                else None
+            ),
+        )
         outside: list[str] = []
         page.on(
             "request",
@@ -68,6 +88,13 @@ def page(server_url: str) -> Iterator:
         yield page
         browser.close()
         assert outside == [], f"the page tried to reach outside the app: {outside}"
+        assert violations == [], f"the page broke its Content-Security-Policy: {violations}"
+
+
+def _policy_of(response) -> dict[str, str]:
+    """The Content-Security-Policy of a page's response, by directive."""
+    header = response.headers["content-security-policy"]
+    return dict(directive.split(" ", 1) for directive in header.split("; "))
 
 
 def test_graphiql_runs_a_nested_query_with_a_pasted_key(app: Flask, server_url: str, page) -> None:
@@ -75,8 +102,12 @@ def test_graphiql_runs_a_nested_query_with_a_pasted_key(app: Flask, server_url: 
         key = keys.create_key(db, tier="free", name="browser").plaintext
         db.commit()
     # A shared link carries the query; the key is pasted by hand into the Headers tab.
-    page.goto(f"{server_url}/graphql?q={quote(NESTED)}", wait_until="networkidle")
+    response = page.goto(f"{server_url}/graphql?q={quote(NESTED)}", wait_until="networkidle")
     assert page.title() == "Cannabis Data Service GraphQL"
+    policy = _policy_of(response)
+    assert "unsafe-inline" not in response.headers["content-security-policy"]
+    assert policy["connect-src"] == "'self'"
+    assert policy["frame-ancestors"] == "'none'"
     page.get_by_text("Headers", exact=True).click()
     headers_editor = page.locator(".graphiql-editor-tool .CodeMirror").last
     assert "paste your key here" in headers_editor.inner_text()
@@ -90,3 +121,28 @@ def test_graphiql_runs_a_nested_query_with_a_pasted_key(app: Flask, server_url: 
     text = result.inner_text()
     assert '"total": 16' in text
     assert text.count('"id": "disp_') == 2
+
+
+def test_swagger_ui_loads_the_document_and_sends_a_request(page, server_url: str) -> None:
+    response = page.goto(f"{server_url}/api/v1/docs", wait_until="networkidle")
+    policy = _policy_of(response)
+    assert policy["script-src"].startswith("'self' 'sha256-")
+    assert policy["frame-ancestors"] == "'none'"
+    operations = page.locator(".opblock-summary-path")
+    operations.first.wait_for(timeout=15_000)
+    assert operations.count() == 9
+    page.locator(".opblock-summary-path", has_text="/api/v1/laws/{state}").click()
+    page.get_by_role("button", name="Try it out").click()
+    page.locator("input[placeholder='state']").fill("CA")
+    page.get_by_role("button", name="Execute").click()
+    # Sent without a key (none was authorised): the API's own 401 envelope comes back.
+    status = page.locator(".live-responses-table tbody .response-col_status").first
+    status.wait_for(timeout=15_000)
+    assert status.inner_text().strip() == "401"
+    assert '"code": 401' in page.locator(".live-responses-table .microlight").first.inner_text()
+
+
+def test_the_error_reference_renders_under_its_policy(page, server_url: str) -> None:
+    response = page.goto(f"{server_url}/docs/errors", wait_until="networkidle")
+    assert _policy_of(response)["default-src"] == "'none'"
+    assert page.locator("section h2").first.inner_text() == "400 Bad Request"

@@ -88,8 +88,16 @@ def postgres_app(postgres_forwarder) -> tuple[Flask, str]:
     load_dataset(engine, generate(scale="tiny", seed=7, today=date.today()))
     engine.dispose()
     # STATE_TTL_MS=0: every request reads the data version, so the outage shows at once (with the
-    # default, a worker answers already-cached pages for up to a second without the database).
-    app = create_app({"DATABASE_URL": url, "DB_STATEMENT_TIMEOUT_MS": 300, "STATE_TTL_MS": 0})
+    # default, a worker answers already-cached pages for up to a second without the database);
+    # HEALTH_CHECK_TTL_S=0 likewise for /health's own answers.
+    app = create_app(
+        {
+            "DATABASE_URL": url,
+            "DB_STATEMENT_TIMEOUT_MS": 300,
+            "STATE_TTL_MS": 0,
+            "HEALTH_CHECK_TTL_S": 0,
+        }
+    )
     with app.extensions["cds.sessions"]() as db:
         key = keys.create_key(db, tier="enterprise", hourly_limit=10**6).plaintext
         db.commit()

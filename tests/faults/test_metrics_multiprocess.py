@@ -1,9 +1,10 @@
 """Prometheus metrics are summed over gunicorn workers: every scrape counts every worker's requests.
 
 gunicorn runs the repository's gunicorn.conf.py with WEB_CONCURRENCY=2 over the shared tiny
-dataset, once with the metrics directory gunicorn.conf.py creates and once with one the operator
-names (holding a stale file from an earlier run, which must be cleared). Without the variable each
-app keeps a registry of its own, checked in-process.
+dataset (quotas in a throwaway Redis: memory:// is refused with more than one worker), once with
+the metrics directory gunicorn.conf.py creates and once with one the operator names (holding a
+stale file from an earlier run, which must be cleared). Without the variable each app keeps a
+registry of its own, checked in-process.
 """
 
 import contextlib
@@ -43,6 +44,8 @@ REQUESTS = 40
 SCRAPE_ROUNDS = 3
 SERVER_LIFETIME_S = 60
 SUMMED_IN = "Prometheus metrics are summed over workers in "
+METRICS_TOKEN = "multiprocess-scrape-token-42"
+SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def laws_count(exposition: str) -> float:
@@ -55,9 +58,8 @@ def laws_count(exposition: str) -> float:
     )
 
 
-def _get(url: str, key: str | None = None) -> tuple[int, str]:
+def _get(url: str, headers: dict[str, str]) -> tuple[int, str]:
     """GET on a fresh connection (urllib closes each one); status and body."""
-    headers = {"X-API-Key": key} if key else {}
     with urlopen(Request(url, headers=headers), timeout=SOCKET_TIMEOUT_S) as reply:
         return reply.status, reply.read().decode()
 
@@ -82,9 +84,9 @@ def scrape_each_worker(port: int) -> list[str]:
     """/metrics from both workers: one is held by an unfinished scrape while the other answers."""
     with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT_S) as held:
         held.sendall(_head("/metrics", None, end=False))
-        status, on_other = _get(f"http://127.0.0.1:{port}/metrics")  # no key needed
+        status, on_other = _get(f"http://127.0.0.1:{port}/metrics", SCRAPE)  # no API key needed
         assert status == 200
-        held.sendall(b"\r\n")
+        held.sendall(f"Authorization: Bearer {METRICS_TOKEN}\r\n\r\n".encode())
         reply = b"".join(iter(lambda: held.recv(65536), b""))
     head, _, on_held = reply.partition(b"\r\n\r\n")
     assert head.split(b"\r\n", 1)[0].split()[1] == b"200", head
@@ -98,8 +100,12 @@ class Gunicorn:
 
 
 @contextlib.contextmanager
-def gunicorn(tmp: Path, database_url: str, metrics_dir: Path | None) -> Iterator[Gunicorn]:
-    """gunicorn -c gunicorn.conf.py, 2 sync workers on a port the OS picks; stopped by its pid."""
+def gunicorn(
+    tmp: Path, database_url: str, storage_uri: str, metrics_dir: Path | None
+) -> Iterator[Gunicorn]:
+    """gunicorn -c gunicorn.conf.py, 2 sync workers on a port the OS picks; stopped by its pid.
+
+    Quotas are counted in ``storage_uri`` (gunicorn.conf.py refuses memory:// for 2 workers)."""
     command = [*_gunicorn_command(), "-c", str(GUNICORN_CONF)]
     if _supports_no_control_socket():
         command.append("--no-control-socket")
@@ -112,7 +118,7 @@ def gunicorn(tmp: Path, database_url: str, metrics_dir: Path | None) -> Iterator
     }
     env |= {
         "DATABASE_URL": database_url,
-        "RATELIMIT_STORAGE_URI": "memory://",
+        "RATELIMIT_STORAGE_URI": storage_uri,
         "BIND": "127.0.0.1:0",
         "WEB_CONCURRENCY": "2",
         "GUNICORN_THREADS": "1",
@@ -120,6 +126,7 @@ def gunicorn(tmp: Path, database_url: str, metrics_dir: Path | None) -> Iterator
         "GUNICORN_ACCESSLOG": str(tmp / "access.log"),
         "GUNICORN_ERRORLOG": str(error_log),
         "TMPDIR": str(tmp / "tmp"),  # where gunicorn.conf.py creates its metrics directory
+        "METRICS_TOKEN": METRICS_TOKEN,
     }
     if metrics_dir is not None:
         env[MULTIPROC_DIR_ENV] = str(metrics_dir)
@@ -167,14 +174,14 @@ def _laws_count_per_file(metrics_dir: Path) -> dict[str, float]:
 
 @pytest.mark.parametrize("chosen_by", ["gunicorn.conf.py", "operator"])
 def test_every_scrape_on_any_worker_counts_the_requests_of_all_workers(
-    chosen_by: str, tmp_path: Path, tiny_db_url: str, api_keys: dict[str, str]
+    chosen_by: str, tmp_path: Path, tiny_db_url: str, api_keys: dict[str, str], redis_server
 ) -> None:
     operator_dir, stale = None, []
     if chosen_by == "operator":
         operator_dir = tmp_path / "metrics"
         operator_dir.mkdir()
         stale.append(_write_stale_file(operator_dir))
-    with gunicorn(tmp_path, tiny_db_url, operator_dir) as server:
+    with gunicorn(tmp_path, tiny_db_url, redis_server.url, operator_dir) as server:
         if operator_dir is None:
             assert server.metrics_dir.parent == tmp_path / "tmp"  # created by gunicorn.conf.py
         else:
@@ -197,6 +204,7 @@ def test_every_scrape_on_any_worker_counts_the_requests_of_all_workers(
 
         scrapes = [body for _ in range(SCRAPE_ROUNDS) for body in scrape_each_worker(server.port)]
         assert [laws_count(body) for body in scrapes] == [REQUESTS] * 2 * SCRAPE_ROUNDS
+        assert get_status(server.port, "/metrics") == 404  # a scrape without the token
     if operator_dir is None:
         assert not server.metrics_dir.exists()  # removed on exit
     else:
@@ -207,16 +215,17 @@ def test_without_multiprocess_dir_each_app_reports_its_own_requests(
     make_app, api_keys: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(MULTIPROC_DIR_ENV, raising=False)
-    served, idle = make_app().test_client(), make_app().test_client()
+    served = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
+    idle = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
     headers = {"X-API-Key": api_keys["enterprise"]}
     assert [served.get("/api/v1/laws/CA", headers=headers).status_code for _ in range(3)] == [
         200
     ] * 3
-    response = served.get("/metrics")
+    response = served.get("/metrics", headers=SCRAPE)
     assert response.status_code == 200
     assert "X-RateLimit-Limit" not in response.headers
     assert laws_count(response.get_data(as_text=True)) == 3
-    assert laws_count(idle.get("/metrics").get_data(as_text=True)) == 0
+    assert laws_count(idle.get("/metrics", headers=SCRAPE).get_data(as_text=True)) == 0
 
 
 def test_a_multiprocess_dir_set_after_prometheus_client_was_imported_is_refused(

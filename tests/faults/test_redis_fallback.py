@@ -21,7 +21,10 @@ FALLBACK_WARNING = "Rate limit storage unreachable - falling back to in-memory s
 def redis_app(tmp_path: Path, redis_server) -> tuple[Flask, str]:
     url = f"sqlite:///{tmp_path / 'redis.db'}"
     load_dataset(make_engine(url), generate(scale="tiny", seed=7, today=date.today()))
-    app = create_app({"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": redis_server.url})
+    # HEALTH_CHECK_TTL_S=0: /health reports a stopped or restarted Redis on its next request.
+    app = create_app(
+        {"DATABASE_URL": url, "RATELIMIT_STORAGE_URI": redis_server.url, "HEALTH_CHECK_TTL_S": 0}
+    )
     with app.extensions["cds.sessions"]() as db:
         key = keys.create_key(db, tier="free", name="redis").plaintext
         db.commit()

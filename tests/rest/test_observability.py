@@ -3,16 +3,16 @@
 import io
 import json
 
-from flask.testing import FlaskClient
+METRICS_TOKEN = "scrape-token-for-tests-0123"
+SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
-def test_metrics_need_no_key_are_not_metered_and_group_by_route(
-    client: FlaskClient, api_keys: dict
-) -> None:
+def test_metrics_need_no_key_are_not_metered_and_group_by_route(make_app, api_keys: dict) -> None:
+    client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
     headers = {"X-API-Key": api_keys["pro"]}
     for slug in ("blue-dream", "acdc", "no-such-strain"):
         client.get(f"/api/v1/strains/{slug}", headers=headers)
-    response = client.get("/metrics")
+    response = client.get("/metrics", headers=SCRAPE)
     assert response.status_code == 200
     assert "X-RateLimit-Limit" not in response.headers
     lines = [
@@ -62,7 +62,7 @@ def test_replayed_requests_are_logged_and_counted_like_any_other(
     make_app, api_keys: dict, count_statements
 ) -> None:
     stream = io.BytesIO()
-    app = make_app(ACCESS_LOG_STREAM=stream)
+    app = make_app(ACCESS_LOG_STREAM=stream, METRICS_TOKEN=METRICS_TOKEN)
     client = app.test_client()
     headers = {"X-API-Key": api_keys["pro"]}
     ids = [f"replay-{n}" for n in range(3)]
@@ -79,7 +79,7 @@ def test_replayed_requests_are_logged_and_counted_like_any_other(
         (request_id, "/api/v1/laws/<string:state>", 200) for request_id in ids
     ]
     assert len({r["key_id"] for r in records}) == 1
-    exposition = client.get("/metrics").get_data(as_text=True)
+    exposition = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
     counted = [
         line
         for line in exposition.splitlines()

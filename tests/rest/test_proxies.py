@@ -47,10 +47,12 @@ def test_the_access_log_shows_the_resolved_client_address(
 ) -> None:
     stream = io.BytesIO()
     app = make_app(TRUSTED_PROXY_HOPS=1, ACCESS_LOG_STREAM=stream)
-    app.test_client().get(
-        "/api/v1/laws/CA",
-        headers={"X-API-Key": api_keys["pro"], "X-Forwarded-For": "1.2.3.4, 203.0.113.9"},
-        environ_base={"REMOTE_ADDR": "10.0.0.2"},
-    )
+    client = app.test_client()
+    for _ in range(2):  # the second is answered by the replay lane in front of Flask
+        client.get(
+            "/api/v1/laws/CA",
+            headers={"X-API-Key": api_keys["pro"], "X-Forwarded-For": "1.2.3.4, 203.0.113.9"},
+            environ_base={"REMOTE_ADDR": "10.0.0.2"},
+        )
     lines = [orjson.loads(line) for line in stream.getvalue().splitlines()]
-    assert [line["client"] for line in lines] == ["203.0.113.9"]
+    assert [(line["client"], line["status"]) for line in lines] == [("203.0.113.9", 200)] * 2
