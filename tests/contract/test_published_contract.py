@@ -101,3 +101,16 @@ def test_graphql_schema_matches_the_committed_sdl_snapshot() -> None:
         ".venv/bin/python -c 'from graphql_schema import make_schema; print(make_schema())' "
         "> tests/contract/schema.graphql"
     )
+
+
+OPENAPI_SNAPSHOT = Path(__file__).with_name("openapi.json")
+
+
+def test_the_openapi_document_matches_the_committed_snapshot_byte_for_byte(
+    client: FlaskClient,
+) -> None:
+    served = client.get("/api/v1/openapi.json").get_data()
+    assert OPENAPI_SNAPSHOT.read_bytes() == served, (
+        "The OpenAPI document changed. If that is deliberate, save the served document "
+        "(GET /api/v1/openapi.json) as tests/contract/openapi.json."
+    )
