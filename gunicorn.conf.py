@@ -19,8 +19,9 @@ from pathlib import Path
 from gunicorn.glogging import Logger
 from gunicorn.workers.sync import SyncWorker
 
-from rest.redaction import REDACTED, add_redacting_filter, redact_params, redact_text
-from rest.serving import CollectBetweenRequests, per_worker_quota_problem
+from web.accel.gc_schedule import CollectBetweenRequests
+from web.redaction import REDACTED, add_redacting_filter, redact_params, redact_text
+from web.serving import per_worker_quota_problem
 
 
 def _int_env(name: str, default: int) -> int:
@@ -45,7 +46,7 @@ keepalive = 5
 max_requests = _int_env("GUNICORN_MAX_REQUESTS", 1_000_000)
 max_requests_jitter = max_requests // 10
 preload_app = os.environ.get("GUNICORN_PRELOAD", "") == "1"
-# The app writes one JSON line per request (rest/observability.py); gunicorn's own access log is
+# The app writes one JSON line per request (web/observability.py); gunicorn's own access log is
 # off unless asked for (its keys are redacted by RedactingLogger below).
 accesslog = os.environ.get("GUNICORN_ACCESSLOG") or None
 errorlog = os.environ.get("GUNICORN_ERRORLOG", "-")
@@ -159,14 +160,21 @@ _collector: CollectBetweenRequests | None = None
 def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
     """The app is built: keep its long-lived objects (routes, schemas, the ZIP code table, ...)
     out of the garbage collector's full passes, which would otherwise walk them all and pause
-    a request for tens of milliseconds now and then. A sync worker (one request at a time)
-    then collects between requests rather than during them (rest.serving)."""
+    a request for tens of milliseconds now and then. With speed tricks on, a sync worker (one
+    request at a time) then collects between requests rather than during them
+    (web.accel.gc_schedule)."""
     global _collector
     gc.collect()
     gc.freeze()
     # A sync worker however chosen (this file, -k or --threads), on Python 3.11-3.13.
-    if isinstance(worker, SyncWorker) and CollectBetweenRequests.APPLIES:
+    if _speed_tricks(worker) and isinstance(worker, SyncWorker) and CollectBetweenRequests.APPLIES:
         _collector = CollectBetweenRequests()
+
+
+def _speed_tricks(worker) -> bool:  # type: ignore[no-untyped-def]
+    """SPEED_TRICKS of the app the worker loaded (on when it cannot tell)."""
+    config = getattr(getattr(worker, "wsgi", None), "config", {})
+    return bool(config.get("SPEED_TRICKS", True))
 
 
 def post_request(worker, req, environ, resp) -> None:  # type: ignore[no-untyped-def]

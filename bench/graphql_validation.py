@@ -35,9 +35,9 @@ from graphql_schema.context import Context
 from graphql_schema.cost import DocumentLimits, analyse
 from graphql_schema.deadline import OperationTimeout
 from models.db import make_engine
-from rest.db import SESSIONS_EXTENSION
 from seed import generate, load_dataset
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 FRAGMENTS = (10, 20, 40, 80)
 BEFORE = (8, 10, 12, 14, 16)  # the old limiters double their time per fragment

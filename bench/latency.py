@@ -20,9 +20,9 @@ from pathlib import Path
 
 from app import ENGINE_EXTENSION, create_app, dispose_engines
 from models.db import make_engine
-from rest.db import SESSIONS_EXTENSION
 from seed import generate, load_dataset
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 CASES = [
     ("strains list (filters)", "/api/v1/strains?type=hybrid&effect=relaxed&thc_min=18&limit=20"),

@@ -1,62 +1,46 @@
 """The GraphQL edge (Strawberry) over the same service layer as REST.
 
-May import service (and models for type hints), strawberry and flask (view and context only);
-never rest or seed.
+May import web, service (and models for type hints), strawberry, graphql-core and flask (view
+and context only); never rest or seed.
 """
 
-from collections.abc import Callable
-
 from flask import Flask
-from sqlalchemy import Connection
-from sqlalchemy.orm import Session
+
+from web.caching import PageCache
+from web.routes import RoutePolicy, declare_paths, route_policy
+from web.settings import page_cache_bytes
+from web.state import web_state
 
 from .schema import make_schema
-from .view import ApiGraphQLView, Replayable, ResultCache, assets, is_ide_request
+from .view import ApiGraphQLView, assets, is_ide_request
 
 GRAPHQL_PATH = "/graphql"
 
-__all__ = [
-    "GRAPHQL_PATH",
-    "Replayable",
-    "ResultCache",
-    "init_graphql",
-    "is_ide_request",
-    "make_schema",
-]
+__all__ = ["GRAPHQL_PATH", "init_graphql", "is_ide_request", "make_schema"]
 
 
-def init_graphql(
-    app: Flask,
-    *,
-    connections: Callable[[], Connection],
-    sessions: Callable[[], Session],
-    quota: Callable[[], dict[str, int] | None],
-    version: Callable[[], int],
-    results: ResultCache,
-    replayable: Replayable,
-) -> None:
+def init_graphql(app: Flask) -> None:
     """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
 
-    ``connections`` and ``sessions`` give the request's connection (column reads) and session
-    (ORM reads), each opened on first use and closed by the app at the end of the request.
-
-    ``version`` gives the data version, ``results`` keeps finished results between requests and
-    ``replayable`` is told when a response may be replayed in front of the app.
-
-    The cost budget and the time budget per operation come from ``GRAPHQL_COST_BUDGET`` and
-    ``GRAPHQL_TIME_BUDGET_MS`` in ``app.config``.
+    Operations need a key and are charged; the GraphiQL page (a GET without a query) is open.
+    The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and ``GRAPHQL_TIME_BUDGET_MS``;
+    with ``SPEED_TRICKS`` off the schema runs on Strawberry's own execution.
     """
+    state = web_state(app)
+    schema = make_schema(
+        stock=not app.config["SPEED_TRICKS"], cost_budget=app.config["GRAPHQL_COST_BUDGET"]
+    )
     view = ApiGraphQLView.as_view(
         "graphql",
-        schema=make_schema(cost_budget=app.config["GRAPHQL_COST_BUDGET"]),
-        connections=connections,
-        sessions=sessions,
-        quota=quota,
-        version=version,
-        results=results,
-        replayable=replayable,
+        schema=schema,
+        limiter=state.limiter,
+        version=state.version.get,
+        results=PageCache(page_cache_bytes(app)),
         time_budget_ms=app.config["GRAPHQL_TIME_BUDGET_MS"],
         graphql_ide="graphiql",
     )
+    route_policy(keyed=True, metered=True, conditional=False, open_when=is_ide_request)(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
+    # Other methods on /graphql (405) need a key and are charged like operations.
+    declare_paths(app, RoutePolicy(keyed=True, metered=True), exact=[GRAPHQL_PATH])
     app.register_blueprint(assets)

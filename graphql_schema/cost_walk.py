@@ -35,9 +35,8 @@ from graphql import (
 )
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
-from service.dispensaries import MENU_MAX, REVIEWS_SHOWN
+from service.bounds import LISTS
 from service.geo import JURISDICTIONS
-from service.paging import DOCTORS_MAX_LIMIT, MAX_LIMIT
 
 from .introspection_cost import IntrospectionCount
 
@@ -54,20 +53,13 @@ class ListSize:
     argument: str | None = "limit"
 
 
-# Every list of objects in the schema, and every page, with the service's own bounds: the one
-# table the estimate reads (defaults come from the schema's argument defaults). attach() refuses
-# a schema with a list or page missing here.
+# Every list of objects in the schema, and every page, by (type, field): the service's bounds
+# (service.bounds, a list operation being a field of Query) and the laws, one record per
+# jurisdiction. Defaults come from the schema's argument defaults; attach() refuses a schema
+# with a list or page missing here.
 LIST_SIZES: dict[tuple[str, str], ListSize] = {
-    ("Query", "strains"): ListSize(MAX_LIMIT),
-    ("Query", "dispensaries"): ListSize(MAX_LIMIT),
-    ("Query", "deals"): ListSize(MAX_LIMIT),
-    ("Query", "doctors"): ListSize(DOCTORS_MAX_LIMIT),
-    ("Query", "search"): ListSize(MAX_LIMIT),
-    ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),  # one record per jurisdiction
-    ("Dispensary", "deals"): ListSize(MAX_LIMIT),
-    ("Dispensary", "menu"): ListSize(MENU_MAX),
-    ("Dispensary", "reviews"): ListSize(REVIEWS_SHOWN),
-    ("Strain", "dispensaries"): ListSize(MAX_LIMIT),
+    **{(bound.owner or "Query", bound.name): ListSize(bound.maximum) for bound in LISTS},
+    ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),
 }
 
 

@@ -1,27 +1,14 @@
-"""GraphQL enums; their values are the lower-case words the service uses."""
+"""GraphQL enums: service.vocab's Enum classes, registered with Strawberry as they are.
 
-from enum import Enum
+Member names, values and order are the service's; only the descriptions are GraphQL's.
+"""
 
 import strawberry
 
+from service.vocab import DispensaryType, SearchType, StrainType
 
-@strawberry.enum(description="Strain type.")
-class StrainType(Enum):
-    INDICA = "indica"
-    SATIVA = "sativa"
-    HYBRID = "hybrid"
+__all__ = ["DispensaryType", "SearchType", "StrainType"]
 
-
-@strawberry.enum(description="Dispensary license type.")
-class DispensaryType(Enum):
-    RECREATIONAL = "recreational"
-    MEDICAL = "medical"
-    BOTH = "both"
-
-
-@strawberry.enum(description="Kind of result a search is restricted to.")
-class SearchType(Enum):
-    STRAINS = "strains"
-    DISPENSARIES = "dispensaries"
-    DOCTORS = "doctors"
-    DEALS = "deals"
+strawberry.enum(StrainType, description="Strain type.")
+strawberry.enum(DispensaryType, description="Dispensary license type.")
+strawberry.enum(SearchType, description="Kind of result a search is restricted to.")

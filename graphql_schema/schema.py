@@ -4,8 +4,7 @@ import strawberry
 from strawberry import Info
 from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 
-from service import deals, dispensaries, doctors, laws, search, strains
-from service.config import Settings
+from service import bounds, deals, dispensaries, doctors, laws, search, strains
 from service.dispensaries import dispensaries_by_public_ids
 from service.doctors import doctors_by_public_ids
 from service.errors import NotFound
@@ -16,15 +15,16 @@ from service.filters import (
     SearchQuery,
     StrainFilters,
 )
-from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, PageRequest
+from service.paging import PageRequest
+from web.settings import WebSettings
 
+from .accel.budgets import DeadlineExecution, core_schema
+from .accel.direct import install_direct_resolvers
+from .accel.execution import plain_field_execution
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
-from .deadline import DeadlineExecution
-from .direct import install_direct_resolvers
 from .enums import DispensaryType, SearchType, StrainType
 from .errors import RejectEmptySelectionSets
-from .execution import plain_field_execution
 from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
@@ -72,7 +72,7 @@ class Query:
         thc_max: float | None = None,
         cbd_min: float | None = None,
         cbd_max: float | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = bounds.STRAINS.default,
         offset: int = 0,
     ) -> Page[Strain] | None:
         filters = StrainFilters.create(
@@ -85,7 +85,7 @@ class Query:
             cbd_max=cbd_max,
         )
         page = strains.list_strains(
-            info.context.db, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+            info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)
         )
         return Page.of(page, [Strain.from_model(s, info) for s in page.items])
 
@@ -106,14 +106,14 @@ class Query:
         radius: float | None = None,
         type: DispensaryType | None = None,
         delivery: bool | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = bounds.DISPENSARIES.default,
         offset: int = 0,
     ) -> Page[Dispensary] | None:
         filters = DispensaryFilters.create(
             state=state, city=city, zip=zip, radius=radius, type=_value(type), delivery=delivery
         )
         page = dispensaries.list_dispensaries(
-            info.context.db, filters, PageRequest.build(limit, offset, maximum=MAX_LIMIT)
+            info.context.db, filters, PageRequest.within(bounds.DISPENSARIES, limit, offset)
         )
         items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
         return Page.of(page, items)
@@ -130,33 +130,36 @@ class Query:
         state: str | None = None,
         city: str | None = None,
         category: str | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = bounds.DEALS.default,
         offset: int = 0,
     ) -> Page[Deal] | None:
         filters = DealFilters.create(state=state, city=city, category=category)
         page = deals.list_deals(
             info.context.db,
             filters,
-            PageRequest.build(limit, offset, maximum=MAX_LIMIT),
+            PageRequest.within(bounds.DEALS, limit, offset),
             today=info.context.today,
         )
         return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
-    @strawberry.field(description="Doctors by place and telehealth; by name (limit at most 50).")
+    @strawberry.field(
+        description="Doctors by place and telehealth; by name "
+        f"(limit at most {bounds.DOCTORS.maximum})."
+    )
     def doctors(
         self,
         info: Info[Context, None],
         state: str | None = None,
         city: str | None = None,
         telehealth: bool | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = bounds.DOCTORS.default,
         offset: int = 0,
     ) -> Page[Doctor] | None:
         filters = DoctorFilters.create(state=state, city=city, telehealth=telehealth)
         page = doctors.list_doctors(
             info.context.db,
             filters,
-            PageRequest.build(limit, offset, maximum=DOCTORS_MAX_LIMIT),
+            PageRequest.within(bounds.DOCTORS, limit, offset),
         )
         return Page.of(page, [Doctor.from_model(d, info) for d in page.items])
 
@@ -178,34 +181,37 @@ class Query:
         q: str,
         type: SearchType | None = None,
         state: str | None = None,
-        limit: int = DEFAULT_LIMIT,
+        limit: int = bounds.SEARCH.default,
         offset: int = 0,
     ) -> Page[SearchResult] | None:
         query = SearchQuery.create(q=q, type=_value(type), state=state)
         page = search.search(
             info.context.db,
             query,
-            PageRequest.build(limit, offset, maximum=MAX_LIMIT),
+            PageRequest.within(bounds.SEARCH, limit, offset),
             today=info.context.today,
         )
         return Page.of(page, _search_items(info, page.items))
 
 
 class ApiSchema(strawberry.Schema):
+    # Whether resolvers may use the tricks in accel/ (make_schema sets it).
+    speed_tricks: bool = False
+
     def process_errors(self, errors, execution_context=None) -> None:
         """Log nothing here: the view logs unexpected errors; client errors are not news."""
 
 
 def make_schema(
-    *, stock: bool = False, cost_budget: int = Settings.graphql_cost_budget
+    *, stock: bool = False, cost_budget: int = WebSettings.graphql_cost_budget
 ) -> strawberry.Schema:
     """Build the schema; extensions are classes or factories so no state is shared.
 
     Documents over the depth, alias, fragment-spread or cost limits (``cost``) are refused before
-    graphql-core validates them. It completes plain fields with its own executor and calls
-    resolvers directly where Strawberry's wrapper has nothing to do (``execution``, ``direct``);
-    ``stock=True`` builds it with Strawberry's own execution throughout (bar the time budget),
-    which tests compare the answers with."""
+    graphql-core validates them, and an operation stops at its time budget. The speed tricks of
+    ``accel`` (plain-field executor, direct resolver calls, work shared by a field's siblings) are
+    on unless ``stock=True``, which runs Strawberry's and graphql-core's own execution throughout
+    (bar the time budget's executor, ``accel/budgets.py``)."""
     limits = DocumentLimits(cost_budget)
     schema = ApiSchema(
         query=Query,
@@ -218,8 +224,8 @@ def make_schema(
         ],
         execution_context_class=DeadlineExecution if stock else plain_field_execution(),
     )
-    # The graphql-core schema Strawberry built (it offers no public handle on it).
-    limits.attach(schema._schema)
+    limits.attach(core_schema(schema))
     if not stock:
+        schema.speed_tricks = True
         install_direct_resolvers(schema)
     return schema

@@ -17,26 +17,27 @@ from models import Deal as DealModel
 from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
 from models import Review as ReviewModel
-from service import deals, dispensaries, laws, strains
+from service import bounds, deals, dispensaries, laws, strains
+from service.bounds import ListBound
 from service.deals import DealRow
-from service.dispensaries import MENU_MAX, REVIEWS_SHOWN, MenuEntry
+from service.dispensaries import MenuEntry
 from service.doctors import DoctorRow
 from service.geo import normalise_state
 from service.laws import LawRecord
-from service.paging import DEFAULT_LIMIT, MAX_LIMIT, PageRequest
 from service.paging import Page as ServicePage
+from service.paging import PageRequest
 from service.strains import StrainRow
 
+from .accel.nodes import per_field_nodes
 from .context import Context
 from .enums import DispensaryType, StrainType
 
 T = TypeVar("T")
-NESTED_DEFAULT = DEFAULT_LIMIT
 
 
-def nested_limit(limit: int, maximum: int) -> int:
+def nested_limit(limit: int, bound: ListBound) -> int:
     """Validate a nested list's limit exactly as a page limit: clamp high, reject below 1."""
-    return PageRequest.build(limit, 0, maximum=maximum).limit
+    return PageRequest.within(bound, limit, 0).limit
 
 
 def _iso(day: date) -> str:
@@ -139,17 +140,9 @@ class MenuItem:
 
 
 def _menu_selects_strain(info: Info[Context, None]) -> bool:
-    """``_selects_strain`` of this ``menu`` field, worked out once per request for all the
-    dispensaries that resolve it: siblings share the query's field nodes, and converting them
-    (``info.selected_fields``) cost more than the rest of a dispensary's menu resolver."""
-    nodes = info._raw_info.field_nodes  # Strawberry's Info offers no public handle on these
-    key = tuple(map(id, nodes))
-    memo = info.context.by_nodes
-    found = memo.get(key)
-    if found is None:
-        # The nodes are kept with the answer so that their ids stay theirs for the request.
-        found = memo[key] = (nodes, _selects_strain(info.selected_fields))
-    return found[1]
+    """``_selects_strain`` of this ``menu`` field, shared by all the dispensaries that resolve
+    it (``per_field_nodes``)."""
+    return per_field_nodes(info, lambda: _selects_strain(info.selected_fields))
 
 
 def _selects_strain(menu_fields: Iterable[Selection]) -> bool:
@@ -211,9 +204,14 @@ class Dispensary:
             _state=d.state,
         )
 
-    @strawberry.field(description="Active deals, soonest expiry first (limit at most 100).")
-    def deals(self, info: Info[Context, None], limit: int = NESTED_DEFAULT) -> list["Deal"]:
-        size = nested_limit(limit, MAX_LIMIT)
+    @strawberry.field(
+        description="Active deals, soonest expiry first "
+        f"(limit at most {bounds.DISPENSARY_DEALS.maximum})."
+    )
+    def deals(
+        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_DEALS.default
+    ) -> list["Deal"]:
+        size = nested_limit(limit, bounds.DISPENSARY_DEALS)
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DealRow]]:
@@ -225,9 +223,13 @@ class Dispensary:
         rows = ctx.batch.load(("deals", size), "dispensary", self._pk, fetch)
         return [Deal.from_model(deal, info, dispensary_name=self.name) for deal in rows]
 
-    @strawberry.field(description="Menu in menu order (limit at most 100).")
-    def menu(self, info: Info[Context, None], limit: int = MENU_MAX) -> list[MenuItem]:
-        size = nested_limit(limit, MENU_MAX)
+    @strawberry.field(
+        description=f"Menu in menu order (limit at most {bounds.DISPENSARY_MENU.maximum})."
+    )
+    def menu(
+        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_MENU.default
+    ) -> list[MenuItem]:
+        size = nested_limit(limit, bounds.DISPENSARY_MENU)
         ctx = info.context
         # Each item's strain comes with the menu, in one batched statement, when the query
         # asks for it: a resolver per item cost about as much as the rest of the item.
@@ -247,9 +249,13 @@ class Dispensary:
 
         return ctx.batch.load(("menu", size, with_strains), "dispensary", self._pk, fetch)
 
-    @strawberry.field(description="Newest reviews first (limit at most 20).")
-    def reviews(self, info: Info[Context, None], limit: int = REVIEWS_SHOWN) -> list[Review]:
-        size = nested_limit(limit, REVIEWS_SHOWN)
+    @strawberry.field(
+        description=f"Newest reviews first (limit at most {bounds.DISPENSARY_REVIEWS.maximum})."
+    )
+    def reviews(
+        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_REVIEWS.default
+    ) -> list[Review]:
+        size = nested_limit(limit, bounds.DISPENSARY_REVIEWS)
         ctx = info.context
         rows = ctx.batch.load(
             ("reviews", size),
@@ -377,9 +383,12 @@ class Strain:
 
     @strawberry.field(description="Dispensaries whose menu lists the strain, by name.")
     def dispensaries(
-        self, info: Info[Context, None], state: str | None = None, limit: int = NESTED_DEFAULT
+        self,
+        info: Info[Context, None],
+        state: str | None = None,
+        limit: int = bounds.STRAIN_DISPENSARIES.default,
     ) -> list[Dispensary]:
-        size = nested_limit(limit, MAX_LIMIT)
+        size = nested_limit(limit, bounds.STRAIN_DISPENSARIES)
         code = normalise_state(state) if state is not None else None
         ctx = info.context
 

@@ -1,17 +1,15 @@
 """The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
 
-import hashlib
 import json
 import time
 from collections.abc import Callable
 from datetime import date
-from typing import Any, Protocol
+from typing import Any
 
 import orjson
 from cross_web import HTTPException as TransportError
 from flask import Blueprint, Request, Response, abort, g, request
-from sqlalchemy import Connection
-from sqlalchemy.orm import Session
+from flask_limiter import Limiter
 from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.ides import get_graphql_ide_html
@@ -19,8 +17,13 @@ from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
-from service.csp import page_headers
 from service.errors import TimeBudgetExceeded
+from web.caching import PageCache, cache_key
+from web.csp import page_headers
+from web.db import request_connection, request_session
+from web.limits import quota_snapshot
+from web.replay import mark_replayable
+from web.today import request_today
 
 from .context import Context
 from .deadline import OperationTimeout
@@ -76,29 +79,13 @@ def offline_graphiql_html() -> str:
     ).replace("<title>Strawberry GraphiQL</title>", "<title>Cannabis Data Service GraphQL</title>")
 
 
-class ResultCache(Protocol):
-    """Where finished results are kept between requests (bytes by key)."""
-
-    @property
-    def enabled(self) -> bool: ...
-
-    def get(self, tag: str) -> bytes | None: ...
-    def put(self, tag: str, body: bytes) -> None: ...
-
-
-class Replayable(Protocol):
-    """Told that this request's response may be replayed (data version, day, quota in body)."""
-
-    def __call__(self, version: int, day: date, *, quota_in_body: dict[str, int]) -> None: ...
-
-
 class ApiGraphQLView(GraphQLView):
     """Runs operations with a per-request Context and reports the caller's quota.
 
     Results without errors are cached by data version, day, method, document, variables and
     operation name: the data only changes with a seed or import, so a repeated query is answered
     without parsing, validating or resolving it again (it is still authenticated and charged).
-    Such responses are also offered for replay in front of the app (``replayable``).
+    Such responses are also marked replayable (web.replay).
 
     Each operation has ``time_budget_ms`` from the start of the request; past it, execution stops
     and the request ends with a 503 envelope. An admitted document's cost estimate is reported
@@ -112,22 +99,16 @@ class ApiGraphQLView(GraphQLView):
     def __init__(
         self,
         *,
-        connections: Callable[[], Connection],
-        sessions: Callable[[], Session],
-        quota: Callable[[], dict[str, int] | None],
+        limiter: Limiter,
         version: Callable[[], int],
-        results: ResultCache,
-        replayable: Replayable,
+        results: PageCache[bytes],
         time_budget_ms: int,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._connections = connections
-        self._sessions = sessions
-        self._quota = quota
+        self._limiter = limiter
         self._version = version
         self._results = results
-        self._replayable = replayable
         self._time_budget_ms = time_budget_ms
         self._ide_html = offline_graphiql_html()
         # Its icon and fonts are data: URLs; its scripts post operations to /graphql.
@@ -143,9 +124,9 @@ class ApiGraphQLView(GraphQLView):
 
     def get_context(self, request: Request, response: Response) -> Context:
         return Context(
-            connections=self._connections,
-            sessions=self._sessions,
-            today=date.today(),
+            connections=request_connection,
+            sessions=request_session,
+            today=request_today(),
             deadline=time.monotonic() + self._time_budget_ms / 1000,
         )
 
@@ -202,10 +183,9 @@ class ApiGraphQLView(GraphQLView):
             return None  # not plain JSON (cannot come from a request, but stay safe)
         if not isinstance(data.query, str) or data.extensions:
             return None
-        text = repr(
-            (version, today.isoformat(), method, data.query, variables, data.operation_name)
+        return cache_key(
+            version, today.isoformat(), method, data.query, variables, data.operation_name
         )
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
         if result.errors:
@@ -214,7 +194,7 @@ class ApiGraphQLView(GraphQLView):
         extensions = dict(data.get("extensions") or {})
         # The cost goes after the quota: a replay replaces the quota and keeps what follows.
         cost = extensions.pop("cost", None)
-        quota = self._quota()
+        quota = quota_snapshot(self._limiter)
         if quota is not None:
             extensions["rateLimit"] = quota
         if cost is not None:
@@ -224,7 +204,7 @@ class ApiGraphQLView(GraphQLView):
         if quota is not None:
             cacheable = g.get("graphql_cacheable")
             if cacheable is not None:
-                self._replayable(*cacheable, quota_in_body=quota)
+                mark_replayable(*cacheable, quota_in_body=quota)
         return data
 
     def dispatch_request(self) -> Any:

@@ -7,7 +7,7 @@ from alembic import context
 from sqlalchemy import engine_from_config, pool
 
 from models import Base
-from models.dialect import include_in_autogenerate
+from models.search.structures import include_in_autogenerate
 from service.config import Settings
 
 config = context.config
@@ -47,7 +47,7 @@ def run_migrations_online() -> None:
             connection=connection,
             target_metadata=target_metadata,
             render_as_batch=connection.dialect.name == "sqlite",
-            # The search structures (FTS5 tables, trigram indexes) live in models.dialect.
+            # The search structures (FTS5 tables, trigram indexes) live in models.search.structures.
             include_name=include_in_autogenerate,
         )
         with context.begin_transaction():

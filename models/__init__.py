@@ -1,10 +1,13 @@
 """SQLAlchemy 2 domain models: tables, relationships, constraints and indexes.
 
-May import sqlalchemy and the standard library only; nothing of ours and no web framework.
+One module per table family, plus db (engines, sessions), expressions (SQL that differs per
+database), loading (bulk loads), search/ (the name-search entries and their index) and accel/
+(speed tricks on a dependency's private API, switched off by ``make_engine(accel=False)``).
+Importing it registers the search index's DDL, so ``create_all`` builds that too.
+May import sqlalchemy and the standard library only (plus orjson and psycopg); nothing of
+ours and no web framework.
 """
 
-# Registers the search structures' DDL on Base.metadata (create_all builds them too).
-from . import dialect  # noqa: F401
 from .api_key import ApiKey
 from .base import Base
 from .dataset import DatasetInfo

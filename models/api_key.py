@@ -7,12 +7,11 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, Timestamped, utcnow
 
-KEY_TIERS = ("free", "pro", "enterprise")
-
 
 class ApiKey(Timestamped, Base):
     __tablename__ = "api_keys"
     __table_args__ = (
+        # service.vocab.KeyTier's words (tests/unit/test_vocab.py keeps them equal).
         CheckConstraint("tier IN ('free', 'pro', 'enterprise')", name="tier"),
         CheckConstraint("hourly_limit IS NULL OR hourly_limit > 0", name="limit_positive"),
     )

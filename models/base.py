@@ -39,4 +39,5 @@ def sort_key_type(length: int) -> String:
 
 def sort_key_from_name(context: DefaultExecutionContext) -> str:
     """Default for ``sort_key`` columns: the row's name in lower case."""
-    return context.get_current_parameters()["name"].lower()
+    name: str = context.get_current_parameters()["name"]
+    return name.lower()

@@ -1,19 +1,24 @@
-"""Engine and session factory construction, including SQLite connection pragmas."""
+"""Engines, sessions and connection setup for SQLite and PostgreSQL."""
 
 import math
+import sqlite3
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeAlias
 
 import orjson
-from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, Select, create_engine, event, exc
+from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
 
-from .dialect import SIMILARITY_THRESHOLD
+from .search.trigrams import SIMILARITY_THRESHOLD
 
 # What read-only service functions accept: an ORM session, or a plain connection where the
 # caller makes no ORM objects (a request's list and law reads: no Session to open and close).
 Reader = Session | Connection
+# A SELECT of any columns (SQLAlchemy types a Select by the types of its columns).
+AnySelect: TypeAlias = Select[*tuple[Any, ...]]
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_S = 1.0
@@ -27,6 +32,7 @@ def make_engine(
     statement_timeout_ms: int = 5_000,
     ping_after_idle_s: float = PING_AFTER_IDLE_S,
     autocommit: bool = False,
+    accel: bool = True,
 ) -> Engine:
     """Build an engine for ``url``; SQLite gets foreign keys on and WAL for file databases.
 
@@ -34,31 +40,29 @@ def make_engine(
     statement running longer than ``statement_timeout_ms``, so a sick database frees workers.
     A pooled connection idle for ``ping_after_idle_s`` is checked before reuse. With
     ``autocommit`` (PostgreSQL only) every connection of the pool runs each statement in a
-    transaction of its own, and nothing is rolled back when it returns to the pool.
+    transaction of its own, and nothing is rolled back when it returns to the pool. With
+    ``accel`` PostgreSQL connections use models.accel's cursor; without, psycopg's own.
     """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
-        kwargs: dict = {"connect_args": {"check_same_thread": False}}
+        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
         if in_memory:
             kwargs["poolclass"] = StaticPool
         engine = create_engine(url, echo=echo, json_deserializer=orjson.loads, **kwargs)
         event.listen(engine, "connect", _sqlite_pragmas(wal=not in_memory))
         return engine
-    connect_args = {
+    connect_args: dict[str, Any] = {
         "connect_timeout": connect_timeout_s,
-        # The similarity threshold of pg_trgm's % operator is pinned to the documented one for
-        # every session (a placeholder setting until the extension loads, then its value).
-        # psycopg prepares a statement run five times; force_generic_plan then plans it once,
-        # where PostgreSQL would otherwise keep re-planning the shapes whose generic plan it
-        # guesses dearer (the strain filters: about as long as running them). The statements
-        # filter on indexed equalities and ranges, so the generic plans are the same plans.
+        # pg_trgm's % threshold is pinned to the documented one (a placeholder setting until
+        # the extension loads). force_generic_plan: a statement psycopg prepared is planned once
+        # instead of re-planned on every run (docs/performance.md).
         "options": f"-c statement_timeout={statement_timeout_ms} "
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)} "
         "-c plan_cache_mode=force_generic_plan",
-        # cursor.description is built only when read (see models.pg_cursor).
-        "cursor_factory": _lazy_description_cursor(),
     }
-    transactions: dict = (
+    if accel:
+        connect_args["cursor_factory"] = _lazy_description_cursor()
+    transactions: dict[str, Any] = (
         {"isolation_level": "AUTOCOMMIT", "skip_autocommit_rollback": True} if autocommit else {}
     )
     engine = create_engine(
@@ -74,27 +78,29 @@ def make_engine(
 
 
 def _lazy_description_cursor() -> type:
-    from .pg_cursor import LazyDescriptionCursor  # psycopg is installed only for PostgreSQL
+    # psycopg is installed only for PostgreSQL, so the module is imported only here.
+    from .accel.pg_cursor import LazyDescriptionCursor
 
     return LazyDescriptionCursor
 
 
 def _ping_when_idle(engine: Engine, idle_s: float) -> None:
-    """Check a pooled connection with a round trip only when it sat unused for ``idle_s``.
+    """Ping a pooled connection before reuse only when it sat unused for ``idle_s``.
 
-    The pool's own pre-ping costs a round trip on every checkout, which is most of a cheap
-    request's time. A busy worker's connection was used moments ago and is taken as alive: if
-    the server went away since, the statement fails (that request gets a 503) and SQLAlchemy
-    discards the pool's connections, so the next checkout connects afresh. An idle connection
-    (the server may have restarted or dropped it meanwhile) is pinged first and replaced if dead.
+    The pool's pre-ping would cost a round trip on every checkout. If a busy connection died,
+    its statement fails (a 503) and SQLAlchemy replaces the pool's connections.
     """
 
     @event.listens_for(engine, "checkin")
-    def stamp(_dbapi_connection, record) -> None:
+    def stamp(_dbapi_connection: DBAPIConnection, record: ConnectionPoolEntry) -> None:
         record.info["idle_since"] = time.monotonic()
 
     @event.listens_for(engine, "checkout")
-    def ping_if_idle(dbapi_connection, record, _proxy) -> None:
+    def ping_if_idle(
+        dbapi_connection: DBAPIConnection,
+        record: ConnectionPoolEntry,
+        _proxy: PoolProxiedConnection,
+    ) -> None:
         idle_since = record.info.get("idle_since")
         if idle_since is None or time.monotonic() - idle_since < idle_s:
             return
@@ -108,7 +114,7 @@ def _ping_when_idle(engine: Engine, idle_s: float) -> None:
 MATH_FUNCTIONS = {"sin": math.sin, "cos": math.cos, "asin": math.asin, "sqrt": math.sqrt}
 
 
-def ensure_math_functions(dbapi_connection: Any, *, replace: bool = False) -> bool:
+def ensure_math_functions(dbapi_connection: sqlite3.Connection, *, replace: bool = False) -> bool:
     """Give an SQLite connection ``sin``, ``cos``, ``asin`` and ``sqrt`` from Python's math
     module when its library was built without SQLITE_ENABLE_MATH_FUNCTIONS (or always, with
     ``replace``). Both are the C library's functions, so the results are the same. True when
@@ -127,8 +133,8 @@ def ensure_math_functions(dbapi_connection: Any, *, replace: bool = False) -> bo
     return True
 
 
-def _sqlite_pragmas(*, wal: bool):
-    def on_connect(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(*, wal: bool) -> Callable[[sqlite3.Connection, ConnectionPoolEntry], None]:
+    def on_connect(dbapi_connection: sqlite3.Connection, _record: ConnectionPoolEntry) -> None:
         ensure_math_functions(dbapi_connection)
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -145,18 +151,15 @@ def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
 
 
-def make_engines(url: str, **options: Any) -> tuple[Engine, Engine]:
-    """(the engine for loads and commands, the engine request sessions use), both built by
-    :func:`make_engine` with ``options``.
+def make_engines(url: str, *, accel: bool = True, **options: Any) -> tuple[Engine, Engine]:
+    """(the engine for loads and commands, the engine requests use), both built by
+    :func:`make_engine` with ``accel`` and ``options``.
 
-    On PostgreSQL the request engine is a pool of its own whose connections are autocommit
-    from birth: every statement runs in a transaction of its own and reads the latest committed
-    data, as it would in the default READ COMMITTED transaction, without a BEGIN and a ROLLBACK
-    round trip per request, and without switching a shared connection into autocommit and back
-    on every checkout (four driver calls per request). Loads keep their single transaction on
-    the first engine, which a serving worker never opens. On SQLite both are the same engine.
+    On PostgreSQL the request engine is a pool of autocommit connections: each statement reads
+    the latest committed data, without a BEGIN and ROLLBACK round trip per request. Loads keep
+    their one transaction on the first engine. On SQLite both are the same engine.
     """
-    engine = make_engine(url, **options)
+    engine = make_engine(url, accel=accel, **options)
     if engine.dialect.name != "postgresql":
         return engine, engine
-    return engine, make_engine(url, autocommit=True, **options)
+    return engine, make_engine(url, autocommit=True, accel=accel, **options)

@@ -8,16 +8,6 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 from .base import Base, Timestamped
 from .dispensary import Dispensary
 
-DEAL_CATEGORIES = (
-    "flower",
-    "edibles",
-    "concentrates",
-    "vapes",
-    "pre-rolls",
-    "topicals",
-    "tinctures",
-)
-
 
 class Deal(Timestamped, Base):
     __tablename__ = "deals"

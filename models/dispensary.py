@@ -20,12 +20,11 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
-DISPENSARY_TYPES = ("recreational", "medical", "both")
-
 
 class Dispensary(Timestamped, Base):
     __tablename__ = "dispensaries"
     __table_args__ = (
+        # service.vocab.DispensaryType's words (tests/unit/test_vocab.py keeps them equal).
         CheckConstraint("type IN ('recreational', 'medical', 'both')", name="type"),
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
         # GET /dispensaries orders by sort_key (the name, case-insensitively), then id.

@@ -5,12 +5,11 @@ from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base, Timestamped, sort_key_from_name, sort_key_type
 
-STRAIN_TYPES = ("indica", "sativa", "hybrid")
-
 
 class Strain(Timestamped, Base):
     __tablename__ = "strains"
     __table_args__ = (
+        # service.vocab.StrainType's words (tests/unit/test_vocab.py keeps them equal).
         CheckConstraint("type IN ('indica', 'sativa', 'hybrid')", name="type"),
         CheckConstraint("thc >= 0 AND thc <= 100", name="thc_range"),
         CheckConstraint("cbd >= 0 AND cbd <= 100", name="cbd_range"),

@@ -1,28 +1,30 @@
 """The /api/v1 REST edge: Flask + Marshmallow (flask-smorest) over the service layer.
 
-May import service (and models for type hints), flask, marshmallow, webargs, flask_smorest and
-flask_limiter; never graphql_schema or seed.
+May import web, service (and models for type hints), flask, marshmallow, webargs and
+flask_smorest; never graphql_schema or seed.
 """
 
 from flask import Flask
 from flask_smorest import Api
 
+from web.routes import OPEN, RoutePolicy, declare_paths
+
 from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
 from .blueprint import bp
-from .openapi import DOCS_PATH, SPEC_OPTIONS, SWAGGER_STATIC_PATH, is_public_path, swagger_assets
+from .openapi import DOCS_PATH, OPENAPI_PATH, SPEC_OPTIONS, SWAGGER_STATIC_PATH, swagger_assets
 from .schemas import ErrorEnvelopeSchema
 
 API_PREFIX = "/api/v1"
 
 
 class EnvelopeApi(Api):
-    """flask-smorest Api whose errors are rendered app-wide by rest.errors, not by itself."""
+    """flask-smorest Api whose errors are rendered app-wide by web.errors, not by itself."""
 
     ERROR_SCHEMA = ErrorEnvelopeSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation lists its own error statuses
 
     def _register_error_handlers(self) -> None:
-        """Leave error rendering to rest.errors.init_error_handlers."""
+        """Leave error rendering to web.errors.init_error_handlers."""
 
 
 def init_rest(app: Flask) -> Api:
@@ -38,10 +40,14 @@ def init_rest(app: Flask) -> Api:
     api = EnvelopeApi(app)
     api.register_blueprint(bp)
     app.register_blueprint(swagger_assets)
+    # Each operation declares its own policy (route_policy). A request under /api/v1 that matches
+    # none (404, 405) needs a key and is charged all the same; the OpenAPI document, the docs
+    # page and its assets are open.
+    declare_paths(
+        app,
+        RoutePolicy(keyed=True, metered=True),
+        exact=[API_PREFIX],
+        prefixes=[API_PREFIX + "/"],
+    )
+    declare_paths(app, OPEN, exact=[OPENAPI_PATH, DOCS_PATH], prefixes=[SWAGGER_STATIC_PATH + "/"])
     return api
-
-
-def is_api_path(path: str) -> bool:
-    """True for paths under /api/v1 that need a key: all but the OpenAPI document and docs."""
-    under_prefix = path == API_PREFIX or path.startswith(API_PREFIX + "/")
-    return under_prefix and not is_public_path(path)

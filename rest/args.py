@@ -1,6 +1,7 @@
 """Query-argument schemas: parse strings, then build the service's filter and page objects.
 
-Bounds and defaults come from service.paging and service.filters; nothing is re-typed here.
+Each list's page bounds come from service.bounds, its words from service.vocab and the other
+limits from service.filters; nothing is re-typed here.
 Unknown parameters are ignored; a known parameter given twice is rejected by the parser.
 """
 
@@ -8,17 +9,15 @@ from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_load
 
+from service import bounds
+from service.bounds import MAX_OFFSET, ListBound
 from service.filters import (
-    DEAL_CATEGORIES,
     DEFAULT_RADIUS_MILES,
-    DISPENSARY_TYPES,
     MAX_CBD,
     MAX_RADIUS_MILES,
     MAX_THC,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
-    SEARCH_TYPES,
-    STRAIN_TYPES,
     WORD_MAX_LENGTH,
     DealFilters,
     DispensaryFilters,
@@ -27,7 +26,8 @@ from service.filters import (
     StrainFilters,
 )
 from service.geo import JURISDICTIONS
-from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, MAX_OFFSET, PageRequest
+from service.paging import PageRequest
+from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 
 from .fields import (
     BOOLEAN_PATTERN,
@@ -50,7 +50,8 @@ from .openapi import (
 _LARGEST_INTEGER = 10**18 - 1
 
 
-def _limit(maximum: int) -> StrictInteger:
+def _limit(bound: ListBound) -> StrictInteger:
+    maximum = bound.maximum
     return StrictInteger(
         expect=f"an integer from 1 to {maximum} (larger values are reduced to {maximum})",
         metadata={
@@ -58,7 +59,7 @@ def _limit(maximum: int) -> StrictInteger:
             f"are reduced to {maximum} and meta.limit shows the limit in effect.",
             "minimum": 1,
             "maximum": _LARGEST_INTEGER,
-            "default": DEFAULT_LIMIT,
+            "default": bound.default,
         },
     )
 
@@ -84,7 +85,7 @@ def _decimal(description: str) -> str:
 
 def _percent(description: str, maximum: float) -> StrictNumber:
     return StrictNumber(
-        expect="a number from 0 to 100",
+        expect=f"a number from 0 to {maximum:g}",
         metadata={
             "description": _decimal(f"{description}, from 0 to {maximum:g}."),
             "type": "string",
@@ -144,20 +145,22 @@ def _city() -> fields.String:
 
 
 class _ListArgs(Schema):
+    """Arguments of one list; each subclass names its ``BOUND`` and declares ``limit`` and
+    ``offset`` first (the order the document lists them in)."""
+
     class Meta:
         unknown = EXCLUDE
 
-    MAXIMUM = MAX_LIMIT
-    limit = _limit(MAX_LIMIT)
-    offset = _offset()
+    BOUND: ListBound
 
     def page(self, data: dict[str, Any]) -> PageRequest:
-        return PageRequest.build(
-            data.pop("limit", None), data.pop("offset", None), maximum=self.MAXIMUM
-        )
+        return PageRequest.within(self.BOUND, data.pop("limit", None), data.pop("offset", None))
 
 
 class StrainArgs(_ListArgs):
+    BOUND = bounds.STRAINS
+    limit = _limit(BOUND)
+    offset = _offset()
     type = _choice(STRAIN_TYPES)
     effect = _word("relaxed")
     flavor = _word("earthy")
@@ -173,6 +176,9 @@ class StrainArgs(_ListArgs):
 
 
 class DispensaryArgs(_ListArgs):
+    BOUND = bounds.DISPENSARIES
+    limit = _limit(BOUND)
+    offset = _offset()
     state = _state()
     city = _city()
     zip = fields.String(
@@ -203,6 +209,9 @@ class DispensaryArgs(_ListArgs):
 
 
 class DealArgs(_ListArgs):
+    BOUND = bounds.DEALS
+    limit = _limit(BOUND)
+    offset = _offset()
     state = _state()
     city = _city()
     category = _choice(DEAL_CATEGORIES)
@@ -214,8 +223,9 @@ class DealArgs(_ListArgs):
 
 
 class DoctorArgs(_ListArgs):
-    MAXIMUM = DOCTORS_MAX_LIMIT
-    limit = _limit(DOCTORS_MAX_LIMIT)
+    BOUND = bounds.DOCTORS
+    limit = _limit(BOUND)
+    offset = _offset()
     state = _state()
     city = _city()
     telehealth = _boolean("true: only doctors offering telehealth.")
@@ -227,6 +237,9 @@ class DoctorArgs(_ListArgs):
 
 
 class SearchArgs(_ListArgs):
+    BOUND = bounds.SEARCH
+    limit = _limit(BOUND)
+    offset = _offset()
     q = fields.String(
         required=True,
         error_messages={"required": "q is required: the text to search for"},

@@ -1,16 +1,18 @@
 """GET /api/v1/dispensaries and /api/v1/dispensaries/{id} (SPEC 4.3, 4.4)."""
 
 from service import dispensaries
+from web.db import request_connection, request_session
+from web.routes import route_policy
 
 from .args import DispensaryArgs
 from .blueprint import bp
-from .db import request_connection, request_session
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
 
 
 @bp.get("/dispensaries")
+@route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(DispensaryArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
@@ -22,6 +24,7 @@ def list_dispensaries(args):
 
 
 @bp.get("/dispensaries/<string:dispensary_id>")
+@route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(
     200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS
 )

@@ -1,16 +1,18 @@
 """GET /api/v1/doctors (SPEC 4.6)."""
 
 from service import doctors
+from web.db import request_connection
+from web.routes import route_policy
 
 from .args import DoctorArgs
 from .blueprint import bp
-from .db import request_connection
 from .envelope import ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import DoctorSchema, page_envelope
 
 
 @bp.get("/doctors")
+@route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(DoctorArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)

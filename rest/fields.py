@@ -1,4 +1,4 @@
-"""Strict query-string fields: plain ASCII numbers and booleans only.
+"""Strict query-string fields: plain ASCII numbers and booleans only (and the output fields).
 
 Python's int() and float() accept "1_000", " 7", full-width digits, "1e3", "nan" and "inf";
 a query string should not, so these fields match an exact pattern before converting.
@@ -7,7 +7,7 @@ a query string should not, so these fields match an exact pattern before convert
 import re
 from typing import Any
 
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, missing
 
 _INTEGER = re.compile(r"^-?[0-9]{1,18}$")
 _DECIMAL = re.compile(r"^-?(?:[0-9]{1,12}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})$")
@@ -129,3 +129,22 @@ def decimal_pattern(maximum: int, *, exclusive_minimum: bool = False) -> str:
 
 
 BOOLEAN_PATTERN = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$"
+
+
+# Output fields of the schemas (rest/schemas.py).
+
+
+class AbsentWhenNone(fields.Field):
+    """An output field left out of the object when its value is None (rather than null)."""
+
+    def serialize(self, attr: str, obj: Any, accessor: Any = None, **kwargs: Any) -> Any:
+        value = super().serialize(attr, obj, accessor, **kwargs)
+        return missing if value is None else value
+
+
+class OptionalFloat(AbsentWhenNone, fields.Float):
+    """A number that is left out when there is none."""
+
+
+class OptionalString(AbsentWhenNone, fields.String):
+    """A string that is left out when there is none."""

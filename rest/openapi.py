@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, request
 from flask.sansio.blueprints import BlueprintSetupState
 
-from service.csp import page_headers
+from web.csp import page_headers
 
 from .schemas import ErrorEnvelopeSchema
 
@@ -181,8 +181,3 @@ def _secure_swagger_ui(state: BlueprintSetupState) -> None:
 
     app: Flask = state.app
     app.after_request_funcs.setdefault(DOCS_BLUEPRINT, []).append(add_policy)
-
-
-def is_public_path(path: str) -> bool:
-    """The spec, the docs page and its assets need no key and are never metered."""
-    return path in (OPENAPI_PATH, DOCS_PATH) or path.startswith(SWAGGER_STATIC_PATH + "/")

@@ -4,7 +4,11 @@ from typing import Any
 
 from marshmallow import fields
 
-from .dumping import CompiledSchema, OptionalFloat, OptionalString
+from service.bounds import DISPENSARY_REVIEWS
+from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
+
+from .accel.dumping import CompiledSchema
+from .fields import OptionalFloat, OptionalString
 
 DATE_FORMAT = "%Y-%m-%d"
 
@@ -12,7 +16,7 @@ DATE_FORMAT = "%Y-%m-%d"
 class StrainItemSchema(CompiledSchema):
     slug = fields.String(required=True)
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"enum": ["indica", "sativa", "hybrid"]})
+    type = fields.String(required=True, metadata={"enum": list(STRAIN_TYPES)})
     thc = fields.Float(required=True, metadata={"description": "THC percentage."})
     cbd = fields.Float(required=True, metadata={"description": "CBD percentage."})
     effects = fields.List(fields.String(), required=True)
@@ -32,7 +36,7 @@ class DispensaryItemSchema(CompiledSchema):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
     address = fields.String(required=True)
-    type = fields.String(required=True, metadata={"enum": ["recreational", "medical", "both"]})
+    type = fields.String(required=True, metadata={"enum": list(DISPENSARY_TYPES)})
     rating = fields.Float(required=True)
     delivery = fields.Boolean(required=True)
     hours = fields.Dict(
@@ -72,7 +76,9 @@ class DispensarySchema(DispensaryItemSchema):
     reviewCount = fields.Integer(attribute="review_count", required=True)
     menu = fields.List(fields.Nested(MenuItemSchema), required=True)
     reviews = fields.List(
-        fields.Nested(ReviewSchema), required=True, metadata={"description": "Newest first, ≤ 20."}
+        fields.Nested(ReviewSchema),
+        required=True,
+        metadata={"description": f"Newest first, ≤ {DISPENSARY_REVIEWS.default}."},
     )
 
     def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
@@ -114,9 +120,7 @@ class LawSchema(CompiledSchema):
 
 
 class SearchHitSchema(CompiledSchema):
-    type = fields.String(
-        required=True, metadata={"enum": ["strain", "dispensary", "doctor", "deal"]}
-    )
+    type = fields.String(required=True, metadata={"enum": list(SEARCH_HIT_TYPES)})
     name = fields.String(required=True)
     slug = OptionalString(metadata={"description": "Strains only."})
     id = OptionalString(metadata={"description": "Dispensaries, doctors and deals."})
@@ -167,7 +171,7 @@ class ErrorEnvelopeSchema(CompiledSchema):
 
 
 class UsageSchema(CompiledSchema):
-    tier = fields.String(required=True, metadata={"enum": ["free", "pro", "enterprise"]})
+    tier = fields.String(required=True, metadata={"enum": list(KEY_TIERS)})
     limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
     remaining = fields.Integer(
         required=True, metadata={"description": "Requests left in the sliding one-hour window."}

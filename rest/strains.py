@@ -1,16 +1,18 @@
 """GET /api/v1/strains and /api/v1/strains/{slug} (SPEC 4.1, 4.2)."""
 
 from service import strains
+from web.db import request_connection
+from web.routes import route_policy
 
 from .args import StrainArgs
 from .blueprint import bp
-from .db import request_connection
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
 from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
 
 
 @bp.get("/strains")
+@route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(StrainArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
@@ -22,6 +24,7 @@ def list_strains(args):
 
 
 @bp.get("/strains/<string:slug>")
+@route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 401, 404, 405, 429, 500)
 @not_modified(bp)

@@ -2,19 +2,21 @@
 
 from flask import current_app, g
 
+from web.limits import LIMITER_EXTENSION, held_units, usage_of
+from web.routes import route_policy
+
 from .blueprint import bp
 from .envelope import ok
-from .limits import LIMITER_EXTENSION, QUOTA_EXTENSION, usage_of
 from .openapi import REQUEST_ID_HEADER, errors
 from .schemas import UsageSchema, detail_envelope
 
 
 @bp.get("/usage")
+@route_policy(keyed=True, metered=False, conditional=False)
 @bp.response(200, detail_envelope(UsageSchema, "UsageDetail"), headers=REQUEST_ID_HEADER)
 @errors(bp, 401, 405, 500)
 def get_usage():
     """The API key's tier, hourly limit, requests remaining and reset time; not charged."""
     api_key = g.api_key
-    extensions = current_app.extensions
-    held = extensions[QUOTA_EXTENSION].held(api_key)
-    return ok({"tier": api_key.tier, **usage_of(extensions[LIMITER_EXTENSION], api_key, held=held)})
+    limiter = current_app.extensions[LIMITER_EXTENSION]
+    return ok({"tier": api_key.tier, **usage_of(limiter, api_key, held=held_units(api_key))})

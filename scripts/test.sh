@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, part 2: install with the dev extras and run every check: format, lint, import
-# contracts, the whole pytest suite (SQLite), then the REST, GraphQL and contract suites again
-# on PostgreSQL when one is reachable. Extra arguments go to both pytest runs.
+# contracts, types (mypy), the whole pytest suite (SQLite), then the REST, GraphQL and contract
+# suites with SPEED_TRICKS=off, and again on PostgreSQL when one is reachable. Extra arguments
+# go to every pytest run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -10,7 +11,10 @@ PYTHON="${PYTHON:-python3}"
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 .venv/bin/lint-imports
+.venv/bin/mypy
 .venv/bin/pytest "$@"
+echo "== The REST, GraphQL and contract suites again with every speed trick off (stock path) =="
+SPEED_TRICKS=off .venv/bin/pytest tests/rest tests/graphql tests/contract "$@"
 
 # A PostgreSQL role that may create databases; the suite works in a scratch database it drops.
 PG_URL="${TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test}"
@@ -27,9 +31,12 @@ except psycopg.Error:
     sys.exit(1)
 PY
 then
-  echo "== The REST, GraphQL, contract, CLI, fuzz and search-index suites again, on PostgreSQL =="
+  echo "== The REST, GraphQL, contract, accel, web, CLI, fuzz and service list suites again, on PostgreSQL =="
   TEST_DATABASE_URL="$PG_URL" .venv/bin/pytest tests/rest tests/graphql tests/contract \
-    tests/cli tests/fuzz tests/service/test_keys.py tests/service/test_search_index.py "$@"
+    tests/accel tests/web tests/cli tests/fuzz tests/service/test_keys.py \
+    tests/service/test_search_index.py tests/service/test_strains.py \
+    tests/service/test_dispensaries.py tests/service/test_deals.py tests/service/test_doctors.py \
+    tests/service/test_search.py tests/service/test_laws.py tests/service/test_paging.py "$@"
 else
   echo "PostgreSQL is not reachable at $PG_URL: skipped the PostgreSQL pass"
 fi

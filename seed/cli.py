@@ -15,9 +15,9 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from models import DatasetInfo, Strain
-from models.api_key import KEY_TIERS
 from service import keys
 from service.errors import ServiceError
+from service.vocab import KEY_TIERS
 
 from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any, NamedTuple
 
-from models.deal import DEAL_CATEGORIES
+from service.vocab import DEAL_CATEGORIES, WEEKDAYS
 
 from . import catalog, names
 from .places import location_columns, pick_place
@@ -14,7 +14,6 @@ from .util import clamp, price, slugify
 
 Row = dict[str, Any]
 
-DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 ID_OFFSET = 1000
 # Share of shops offering delivery where the law allows it.
 DELIVERY_SHARE = 0.4
@@ -45,7 +44,7 @@ def opening_hours(rng: random.Random, *, medical_only: bool) -> dict[str, str]:
     open_h, open_m = rng.choice((8, 9, 9, 10, 10, 11)), rng.choice((0, 0, 0, 30))
     close_h = rng.choice((18, 19, 20, 20, 21, 21, 22, 22, 23))
     late_close = min(close_h + 1, 23) if rng.random() < 0.5 else close_h
-    hours = {day: _span(open_h, open_m, close_h) for day in DAYS[:4]}
+    hours = {day: _span(open_h, open_m, close_h) for day in WEEKDAYS[:4]}
     hours["fri"] = hours["sat"] = _span(open_h, open_m, late_close)
     # Medical shops keep pharmacy-like hours and more often close on Sunday.
     if rng.random() >= (0.35 if medical_only else 0.12):

@@ -5,7 +5,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, timedelta
 from typing import Any
 
-from models.deal import DEAL_CATEGORIES
+from service.vocab import DEAL_CATEGORIES
 
 from . import catalog, names
 from .places import location_columns, pick_place

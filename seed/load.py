@@ -6,12 +6,8 @@ from sqlalchemy import Connection, Engine, func, insert, inspect, select
 
 from models import ApiKey, Base, DatasetInfo
 from models.base import utcnow
-from models.dialect import (
-    advance_sequences,
-    begin_transactional_ddl,
-    rebuild_search_index,
-    settle_after_load,
-)
+from models.loading import advance_sequences, begin_transactional_ddl, settle_after_load
+from models.search.rebuild import rebuild_search_index
 
 from .generate import Dataset
 

@@ -3,7 +3,7 @@
 import random
 from typing import Any, NamedTuple
 
-from models.strain import STRAIN_TYPES
+from service.vocab import STRAIN_TYPES
 
 from . import vocab
 from .util import clamp, join_words, slugify, weighted_sample

@@ -1,4 +1,8 @@
-"""Fixed vocabularies for strains: trait values, name parts and description phrases."""
+"""Words the demo strains are made of: trait values, name parts and description phrases.
+
+The API takes any effect, flavor or terpene word; its fixed vocabularies (strain types and the
+like) are in service.vocab.
+"""
 
 EFFECTS = (
     "relaxed", "happy", "euphoric", "uplifted", "creative", "sleepy", "energetic",

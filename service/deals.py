@@ -1,16 +1,16 @@
 """Deal queries: active deals only, filtered by their dispensary's place and by category."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Integer, Select, bindparam, select
+from sqlalchemy import Date, Integer, bindparam, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
-from models.db import Reader
+from models.db import AnySelect, Reader
 
 from .filters import DealFilters
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
@@ -62,7 +62,7 @@ def list_deals(
 
 
 @lru_cache(maxsize=1)
-def _by_dispensary_statement() -> Select[Any]:
+def _by_dispensary_statement() -> AnySelect:
     """The first ``:limit`` deals active on ``:today`` (soonest expiry first) of each dispensary in
     ``:ids``: one statement, built once, of a deal row's columns."""
     active = select(*LISTED).where(
@@ -82,7 +82,9 @@ def deals_by_dispensary(
     if not found:
         return found
     params = {"ids": list(found), "today": today, "limit": limit}
-    for row in rows(db, _by_dispensary_statement(), params):
+    # Typed as plain tuples: mypy unpacks an untyped Row's items as ``object``.
+    batch: Sequence[tuple[Any, ...]] = rows(db, _by_dispensary_statement(), params)
+    for row in batch:
         deal = DealRow(*row)
         found[deal.dispensary_id].append(deal)
     return found

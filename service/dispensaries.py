@@ -6,19 +6,18 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Float, Integer, Select, bindparam, func, select
+from sqlalchemy import Float, Integer, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from models import Dispensary, MenuItem, Review, Strain
-from models.db import Reader
+from models.db import AnySelect, Reader
 
+from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
 from .errors import NotFound
 from .filters import DispensaryFilters
 from .geo import Point, bounding_box, miles_sql, origin_terms
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
-REVIEWS_SHOWN = 20
-MENU_MAX = 100  # no demo menu is longer; a cap keeps imported data from bloating a page
 _PUBLIC_ID = re.compile(r"^disp_[0-9]{1,18}$")
 
 
@@ -166,7 +165,11 @@ def _list_nearby(
         "max_lng": max_lng,
     }
     result = fetch_page(db, _nearby_listing(tuple(compared)), params, page)
-    items = [DispensaryRow(*row[:-1], distance=round(row[-1], 1)) for row in result.items]
+    # misc: mypy cannot tell that row[:-1] (the listed columns) stops short of ``distance``.
+    items = [
+        DispensaryRow(*row[:-1], distance=round(row[-1], 1))  # type: ignore[misc]
+        for row in result.items
+    ]
     return replace(result, items=items)
 
 
@@ -183,7 +186,7 @@ def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
 
 
 @lru_cache(maxsize=1)
-def _menus_statement() -> Select[Any]:
+def _menus_statement() -> AnySelect:
     """The first ``:limit`` menu items (menu order) of each dispensary in ``:ids``, with the
     slug of each item's strain: one statement, built once, of the columns a menu shows.
 
@@ -210,19 +213,19 @@ def _menus_statement() -> Select[Any]:
 
 
 def menus_by_dispensary(
-    db: Reader, ids: Iterable[int], *, limit: int = MENU_MAX
+    db: Reader, ids: Iterable[int], *, limit: int = DISPENSARY_MENU.default
 ) -> dict[int, list[MenuEntry]]:
     """Return up to ``limit`` menu items per dispensary in menu order, keyed by dispensary id."""
     menus: dict[int, list[MenuEntry]] = {id_: [] for id_ in ids}
     if not menus:
         return menus
-    for dispensary_id, *entry in rows(db, _menus_statement(), {"ids": list(menus), "limit": limit}):
-        menus[dispensary_id].append(MenuEntry(*entry))
+    for row in rows(db, _menus_statement(), {"ids": list(menus), "limit": limit}):
+        menus[row[0]].append(MenuEntry(*row[1:]))  # the dispensary's id, then the entry
     return menus
 
 
 def reviews_by_dispensary(
-    session: Session, ids: Iterable[int], *, limit: int = REVIEWS_SHOWN
+    session: Session, ids: Iterable[int], *, limit: int = DISPENSARY_REVIEWS.default
 ) -> dict[int, list[Review]]:
     """Return up to ``limit`` newest reviews per dispensary, keyed by dispensary id."""
     reviews: dict[int, list[Review]] = {id_: [] for id_ in ids}
@@ -230,6 +233,7 @@ def reviews_by_dispensary(
         return reviews
     stmt = select(Review).where(Review.dispensary_id.in_(reviews))
     newest = (Review.date.desc(), Review.id.desc())
+    review: Review
     for review in session.scalars(
         top_per_parent(stmt, Review.dispensary_id, newest, limit, entity=Review)
     ):
@@ -279,7 +283,7 @@ def dispensaries_by_strain(
         .subquery()
     )
     row = aliased(Dispensary, ranked)
-    listing = session.execute(
+    listing: Iterable[tuple[int, Dispensary]] = session.execute(
         select(ranked.c.listed_strain_id, row)
         .where(ranked.c.rank <= limit)
         .order_by(ranked.c.listed_strain_id, ranked.c.rank)

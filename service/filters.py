@@ -7,14 +7,11 @@ The edges parse strings into Python values; the ``create`` constructors here che
 import math
 import re
 from dataclasses import dataclass
-from typing import Literal
-
-from models.deal import DEAL_CATEGORIES
-from models.dispensary import DISPENSARY_TYPES
-from models.strain import STRAIN_TYPES
+from typing import Any
 
 from .errors import InvalidParameter
 from .geo import Point, normalise_state, zip_point
+from .vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 
 DEFAULT_RADIUS_MILES = 50.0
 MAX_RADIUS_MILES = 500.0
@@ -23,8 +20,6 @@ MAX_CBD = 100.0
 # A one-character query matches most names and says little: at least two (a 400 otherwise).
 SEARCH_MIN_LENGTH = 2
 SEARCH_MAX_LENGTH = 200
-SEARCH_TYPES = ("strains", "dispensaries", "doctors", "deals")
-SearchType = Literal["strains", "dispensaries", "doctors", "deals"]
 WORD_MAX_LENGTH = 40  # effect and flavor words
 _WORD = re.compile(rf"^[a-z][a-z0-9 \-]{{0,{WORD_MAX_LENGTH - 1}}}$")
 
@@ -90,9 +85,9 @@ class StrainFilters:
     cbd_max: float | None = None
 
     @classmethod
-    def create(cls, **values: object) -> "StrainFilters":
+    def create(cls, **values: Any) -> "StrainFilters":
         """Validate and normalise; raise InvalidParameter for the first bad value."""
-        f = cls(**values)  # type: ignore[arg-type]
+        f = cls(**values)
         _percent_range(f.thc_min, f.thc_max, ("thc_min", "thc_max"), MAX_THC)
         _percent_range(f.cbd_min, f.cbd_max, ("cbd_min", "cbd_max"), MAX_CBD)
         return cls(
@@ -191,7 +186,7 @@ class DoctorFilters:
 @dataclass(frozen=True)
 class SearchQuery:
     q: str
-    type: SearchType | None = None
+    type: str | None = None  # one of SEARCH_TYPES
     state: str | None = None
 
     @classmethod
@@ -216,6 +211,6 @@ class SearchQuery:
             raise InvalidParameter("q must be valid Unicode text", param="q")
         return cls(
             q=text,
-            type=_choice(type, SEARCH_TYPES, "type"),  # type: ignore[arg-type]
+            type=_choice(type, SEARCH_TYPES, "type"),
             state=normalise_state(state) if state is not None else None,
         )

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from functools import cache
 
 import zipcodes
-from sqlalchemy import ColumnElement, Float, bindparam, func, literal
+from sqlalchemy import ColumnElement, Float, SQLColumnExpression, bindparam, func, literal
 
-from models.dialect import smaller_of
+from models.expressions import smaller_of
 
 from .errors import InvalidParameter
 
@@ -104,7 +104,9 @@ def miles_from(origin: Point) -> Callable[[float, float], float]:
     return miles
 
 
-def miles_sql(lat: ColumnElement[float], lng: ColumnElement[float]) -> ColumnElement[float]:
+def miles_sql(
+    lat: SQLColumnExpression[float], lng: SQLColumnExpression[float]
+) -> ColumnElement[float]:
     """:func:`miles_from` as SQL over the columns ``lat`` and ``lng``, from the origin given by
     the bind parameters of :func:`origin_terms`: the same operations in the same order, each
     the C library's (SQLite's and PostgreSQL's sin, cos, asin and sqrt are libm's, as Python's

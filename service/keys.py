@@ -16,9 +16,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models import ApiKey
-from models.api_key import KEY_TIERS
 
 from .errors import InvalidParameter, NotFound, Unauthorized
+from .vocab import KEY_TIERS
 
 KEY_PREFIX = "cds_live_"
 RANDOM_LENGTH = 26

@@ -8,17 +8,17 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Row, Select, bindparam, select
+from sqlalchemy import Row, bindparam, select
 
 from models import Law
-from models.db import Reader
+from models.db import AnySelect, Reader
 
 from .errors import NotFound
 from .geo import is_jurisdiction
 from .paging import rows
 
 # A law record as the service returns it: a row with the attributes of SHOWN.
-LawRecord = Row[Any]
+LawRecord = Row[*tuple[Any, ...]]
 
 SHOWN = (
     Law.state,
@@ -34,17 +34,17 @@ SHOWN = (
 
 
 @lru_cache(maxsize=1)
-def _by_codes() -> Select[Any]:
+def _by_codes() -> AnySelect:
     return select(*SHOWN).where(Law.state_code.in_(bindparam("codes", expanding=True)))
 
 
 @lru_cache(maxsize=1)
-def _by_code() -> Select[Any]:
+def _by_code() -> AnySelect:
     return select(*SHOWN).where(Law.state_code == bindparam("code"))
 
 
 @lru_cache(maxsize=1)
-def _all() -> Select[Any]:
+def _all() -> AnySelect:
     return select(*SHOWN).order_by(Law.state_code)
 
 

@@ -1,9 +1,9 @@
-"""Limit/offset paging: bounds as named constants (the one source for both edges) and the
-prebuilt list statements (Listing, fetch_page)."""
+"""Limit/offset paging: the validated page window (each list's bounds are in ``bounds``) and
+the prebuilt list statements (Listing, fetch_page)."""
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, TypeVarTuple
 
 from sqlalchemy import (
     BindParameter,
@@ -18,16 +18,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
-from models.db import Reader
+from models.db import AnySelect, Reader
 
+from .bounds import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, ListBound
 from .errors import InvalidParameter
 
 T = TypeVar("T")
-
-DEFAULT_LIMIT = 20
-MAX_LIMIT = 100  # strains, dispensaries, deals, search (SPEC 8.2)
-DOCTORS_MAX_LIMIT = 50  # doctors (SPEC 8.2)
-MAX_OFFSET = 1_000_000
+Ts = TypeVarTuple("Ts")
 
 
 @dataclass(frozen=True)
@@ -38,11 +35,24 @@ class PageRequest:
     offset: int = 0
 
     @classmethod
+    def within(
+        cls, bound: ListBound, limit: int | None = None, offset: int | None = None
+    ) -> "PageRequest":
+        """The window of one list: ``bound.default`` items when no limit is given, at most
+        ``bound.maximum``; raise InvalidParameter for a limit below 1 or a bad offset."""
+        return cls.build(limit, offset, maximum=bound.maximum, default=bound.default)
+
+    @classmethod
     def build(
-        cls, limit: int | None = None, offset: int | None = None, *, maximum: int = MAX_LIMIT
+        cls,
+        limit: int | None = None,
+        offset: int | None = None,
+        *,
+        maximum: int = MAX_LIMIT,
+        default: int = DEFAULT_LIMIT,
     ) -> "PageRequest":
         """Validate the window; a limit over ``maximum`` is clamped, other bad values raise."""
-        limit = DEFAULT_LIMIT if limit is None else limit
+        limit = default if limit is None else limit
         offset = 0 if offset is None else offset
         if limit < 1:
             raise InvalidParameter(
@@ -79,8 +89,8 @@ class Listing:
     evaluates once: a page and its total cost one statement (one round trip) instead of two.
     """
 
-    page: Select[Any]
-    count: Select[Any]
+    page: AnySelect
+    count: AnySelect
 
     @classmethod
     def of(
@@ -89,7 +99,7 @@ class Listing:
         where: Iterable[ColumnElement[bool]],
         order_by: Sequence[Any],
         *,
-        count: Select[Any] | None = None,
+        count: AnySelect | None = None,
     ) -> "Listing":
         """``count`` replaces the plain count of the matching rows (an equal, cheaper one)."""
         matching = select(*columns).where(*where)
@@ -105,7 +115,7 @@ class Listing:
         )
 
 
-def rows(db: Reader, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[Row[Any]]:
+def rows(db: Reader, stmt: Select[*Ts], params: Mapping[str, Any]) -> Sequence[Row[*Ts]]:
     """Run a column statement on ``db`` (a connection, or a session's connection); no ORM
     objects are built."""
     connection = db if isinstance(db, Connection) else db.connection()
@@ -114,7 +124,7 @@ def rows(db: Reader, stmt: Select[Any], params: Mapping[str, Any]) -> Sequence[R
 
 def fetch_page(
     db: Reader, listing: Listing, params: Mapping[str, Any], page: PageRequest
-) -> Page[tuple[Any, ...]]:
+) -> Page[Any]:
     """One window of ``listing`` with ``params`` (each item a tuple of the listed columns) and
     the total: from the page's own rows, or counted apart when the window is past the end."""
     found = rows(db, listing.page, {**params, "limit": page.limit, "offset": page.offset})
@@ -138,13 +148,13 @@ def known_total(page: PageRequest, returned: int) -> int | None:
 
 
 def top_per_parent(
-    stmt: Select[Any],
+    stmt: AnySelect,
     parent: Any,
     order: tuple[Any, ...],
     limit: int | BindParameter[int],
     *,
     entity: type | None = None,
-) -> Select[Any]:
+) -> AnySelect:
     """Rewrite ``stmt`` to keep the first ``limit`` rows per ``parent``, in ``order``.
 
     A row number partitioned by the parent key does in one statement what a LIMIT per parent
@@ -154,7 +164,7 @@ def top_per_parent(
     """
     number = func.row_number().over(partition_by=parent, order_by=order).label("row_number")
     ranked = stmt.add_columns(number).subquery()
-    picked = (
+    picked: list[Any] = (
         [aliased(entity, ranked)]
         if entity is not None
         else [column for column in ranked.c if column.key != "row_number"]

@@ -6,7 +6,7 @@ WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match 
 
 Every searchable name is one row of the search entries (models.search), folded to lower case
 once; a search is one statement over that table. Candidates come from an index over the folded
-names (models.dialect: FTS5 on SQLite, pg_trgm on PostgreSQL), or for a query of two characters
+names (models.search: FTS5 on SQLite, pg_trgm on PostgreSQL), or for a query of two characters
 from the rows of that pair (models.search.SearchPair), which carry each entry's rank and place in
 search order, worked out when the index is built with the same rules; the results are those of
 a full scan.
@@ -35,12 +35,13 @@ from sqlalchemy import (
 )
 
 from models import SearchEntry, SearchPair
-from models.db import Reader
-from models.dialect import LIKE_ESCAPE, SearchSql, escape_like, search_sql
+from models.db import AnySelect, Reader
 from models.search import WORD_SEPARATORS, spaced_words
+from models.search.queries import LIKE_ESCAPE, SearchSql, escape_like, search_sql
 
-from .filters import SearchQuery, SearchType
+from .filters import SearchQuery
 from .paging import Page, PageRequest, known_total, rows
+from .vocab import SEARCH_HIT_TYPES, SEARCH_TYPES
 
 
 def allows_fuzzy(text: str) -> bool:
@@ -83,7 +84,7 @@ class _Shape:
     """Everything that changes the SQL of a search (the rest are bind parameter values)."""
 
     sql: SearchSql
-    type: SearchType | None
+    type: str | None  # one of SEARCH_TYPES
     scoped: bool  # a state was given
     indexed: bool  # a trigram index finds the substring's entries (else: its two characters)
     fuzzy: bool  # the similarity fallback rather than the substring search
@@ -92,11 +93,11 @@ class _Shape:
 _ENTRY = SearchEntry
 _KIND = bindparam("kind", type_=String)
 # The ``type`` parameter (plural) -> the entries' kind.
-KINDS = {"strains": "strain", "dispensaries": "dispensary", "doctors": "doctor", "deals": "deal"}
+KINDS = dict(zip(SEARCH_TYPES, SEARCH_HIT_TYPES, strict=True))
 
 
 @lru_cache(maxsize=256)
-def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
+def _statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
     """(one ordered page with the total alongside, the total alone) for ``shape``."""
     if not (shape.indexed or shape.fuzzy):
         return _pair_statements(shape)
@@ -141,7 +142,7 @@ def _statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
     return page, counting
 
 
-def _pair_statements(shape: _Shape) -> tuple[Select[Any], Select[Any]]:
+def _pair_statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
     """The statements for a query of two characters: its pair's rows, which carry each entry's
     rank and place in search order (models.search.SearchPair), so the page walks the primary
     key and stops at the limit, and the total counts the pair's rows, not the entries."""

@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
-from models.db import Reader
-from models.dialect import tested_per_row
+from models.db import AnySelect, Reader
+from models.expressions import tested_per_row
 
 from .errors import NotFound
 from .filters import StrainFilters
@@ -71,10 +71,21 @@ class StrainRow(NamedTuple):
     flavors: list[str]
 
 
-# A strain in full: a StrainRow's fields, then its terpenes.
-StrainDetail = NamedTuple(
-    "StrainDetail", [*StrainRow.__annotations__.items(), ("terpenes", list[str])]
-)
+class StrainDetail(NamedTuple):
+    """A strain in full: a StrainRow's fields, then its terpenes."""
+
+    id: int
+    slug: str
+    name: str
+    type: str
+    thc: float
+    cbd: float
+    description: str
+    rating: float
+    review_count: int
+    effects: list[str]
+    flavors: list[str]
+    terpenes: list[str]
 
 
 def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
@@ -149,12 +160,12 @@ def list_strains(db: Reader, filters: StrainFilters, page: PageRequest) -> Page[
 
 
 @lru_cache(maxsize=1)
-def _by_slugs_statement() -> Select[Any]:
+def _by_slugs_statement() -> AnySelect:
     return select(*LISTED).where(Strain.slug.in_(bindparam("slugs", expanding=True)))
 
 
 @lru_cache(maxsize=1)
-def _by_ids_statement() -> Select[Any]:
+def _by_ids_statement() -> AnySelect:
     return select(*LISTED).where(Strain.id.in_(bindparam("ids", expanding=True)))
 
 
@@ -187,7 +198,7 @@ def strains_by_slugs(db: Reader, slugs: Iterable[str]) -> dict[str, StrainRow]:
 
 
 @lru_cache(maxsize=1)
-def _terpenes_statement() -> Select[Any]:
+def _terpenes_statement() -> Select[int, str]:
     return (
         select(StrainTerpene.strain_id, StrainTerpene.name)
         .where(StrainTerpene.strain_id.in_(bindparam("ids", expanding=True)))

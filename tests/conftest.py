@@ -103,6 +103,13 @@ def session(engine: Engine) -> Iterator[Session]:
 
 
 @pytest.fixture
+def speed_tricks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Apps built in the test have every speed trick on, even in the SPEED_TRICKS=off pass
+    (for the tests of a trick itself)."""
+    monkeypatch.setenv("SPEED_TRICKS", "on")
+
+
+@pytest.fixture
 def app(tiny_db_url: str) -> Iterator[Flask]:
     app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url})
     yield app

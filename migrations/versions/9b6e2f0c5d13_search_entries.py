@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import context, op
 
-from models.dialect import rebuild_search_index, search_create_statements, search_drop_statements
+from models.search.rebuild import rebuild_search_index
+from models.search.structures import search_create_statements, search_drop_statements
 
 # revision identifiers, used by Alembic.
 revision: str = "9b6e2f0c5d13"

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import context, op
 
-from models.dialect import refill_search_pairs
 from models.search import pairs
+from models.search.rebuild import refill_search_pairs
 
 # revision identifiers, used by Alembic.
 revision: str = "d7f3a9c51e20"

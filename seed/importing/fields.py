@@ -17,8 +17,7 @@ from sqlalchemy.orm import QueryableAttribute
 from service.errors import InvalidParameter
 from service.filters import StrainFilters, is_encodable
 from service.geo import is_jurisdiction
-
-from ..dispensaries import DAYS
+from service.vocab import WEEKDAYS
 
 Parser = Callable[[Any, bool], Any]
 
@@ -264,11 +263,11 @@ def weekly_hours() -> Parser:
     def parse(raw: Any, _from_csv: bool) -> dict[str, str]:
         if not isinstance(raw, Mapping):
             raise FieldError('must be an object such as {"mon": "9:00-21:00"}')
-        unknown = [day for day in raw if day not in DAYS]
+        unknown = [day for day in raw if day not in WEEKDAYS]
         if unknown:
-            raise FieldError(f"has unknown day {unknown[0]!r}; use {', '.join(DAYS)}")
+            raise FieldError(f"has unknown day {unknown[0]!r}; use {', '.join(WEEKDAYS)}")
         for day, span in raw.items():
             _check_span(day, span)
-        return {day: raw[day] for day in DAYS if day in raw}
+        return {day: raw[day] for day in WEEKDAYS if day in raw}
 
     return parse

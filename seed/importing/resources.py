@@ -2,7 +2,7 @@
 
 Field names are the API's where the API serves the value (``reviewCount``, ``stateCode``) and
 the model column's otherwise (``street``, ``zip``, ``lat``). Length limits come from the model
-columns and vocabularies from the models the API filters validate against.
+columns, vocabularies from service.vocab (the words the API filters accept).
 """
 
 import re
@@ -11,12 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
-from models.deal import DEAL_CATEGORIES
-from models.dispensary import DISPENSARY_TYPES
-from models.strain import STRAIN_TYPES
 from service.strains import SLUG_PATTERN
+from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, STRAIN_TYPES, WEEKDAYS
 
-from ..dispensaries import DAYS
 from .fields import (
     Field,
     Parser,
@@ -200,7 +197,7 @@ DISPENSARIES = Resource(
     ),
     references=(Reference("state", "laws", "state"),),
     checks=(_location_check,),
-    csv_group=("hours", DAYS),
+    csv_group=("hours", WEEKDAYS),
 )
 
 MENU_ITEMS = Resource(

@@ -23,9 +23,9 @@ from sqlalchemy.engine import URL, make_url
 from app import ENGINE_EXTENSION, create_app, dispose_engines
 from models import Base
 from models.db import make_engine
-from rest.db import SESSIONS_EXTENSION
 from seed import Dataset, generate, load_dataset
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CONNECT_TIMEOUT_S = 3

@@ -1,7 +1,7 @@
 """Bad input, explicitly: one table of hostile requests, each run on SQLite and on PostgreSQL.
 
 Every row names a request (a REST path and raw query string, or a GraphQL body) and the exact
-status the documented behaviour gives it (README "Decisions where the spec is silent",
+status the documented behaviour gives it (docs/api.md "Decisions where the spec is silent",
 rest/fields.py, service/filters.py). Each case must get that status and a well-formed envelope
 on both databases, leave every table's row count unchanged, and never answer 500.
 """

@@ -5,7 +5,8 @@ import pytest
 from sqlalchemy import text
 
 from app import REQUEST_ENGINE_EXTENSION
-from models.pg_cursor import LazyDescription, LazyDescriptionCursor
+from models.accel.pg_cursor import LazyDescription, LazyDescriptionCursor
+from models.db import make_engines
 
 from .conftest import Backend, BackendPool
 
@@ -63,3 +64,20 @@ def test_lazy_description_reads_its_own_result_after_the_cursor_moves_on(
         cursor.execute("SELECT 'a' AS other, 2 AS more")
         assert [column.name for column in first] == ["first_column"]
         assert [column.name for column in cursor.description] == ["other", "more"]
+
+
+@pytest.mark.parametrize(
+    ("accel", "cursor_class"), [(True, LazyDescriptionCursor), (False, psycopg.Cursor)]
+)
+def test_engines_use_the_lazy_cursor_only_with_accelerations_on(
+    postgres_backend: Backend, accel: bool, cursor_class: type
+) -> None:
+    engines = make_engines(postgres_backend.url, accel=accel)
+    try:
+        for engine in engines:
+            with engine.connect() as conn:
+                assert type(conn.connection.dbapi_connection.cursor()) is cursor_class
+                assert list(conn.execute(text("SELECT 1 AS one")).keys()) == ["one"]
+    finally:
+        for engine in engines:
+            engine.dispose()

@@ -8,7 +8,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from app import REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
-from rest.db import SESSIONS_EXTENSION
+from web.db import SESSIONS_EXTENSION
 
 from .conftest import Backend
 

@@ -23,10 +23,10 @@ from sqlalchemy import func, select
 import seed
 import seed.cli
 from models import DatasetInfo, Dispensary, Law, MenuItem, Strain
-from seed.dispensaries import DAYS
 from seed.importing import RESOURCES, build_dataset, read_directory, validate
 from seed.importing.validate import ImportReport
 from service import keys
+from service.vocab import WEEKDAYS
 
 EXAMPLES = Path(seed.__file__).parent / "examples"
 EXAMPLE_COUNTS = {
@@ -215,7 +215,7 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
         for row in rows:
             flat = {k: _csv_cell(v) for k, v in row.items() if k != "hours"}
             if "hours" in row:
-                flat |= {day: row["hours"].get(day, "") for day in DAYS}
+                flat |= {day: row["hours"].get(day, "") for day in WEEKDAYS}
             if writer is None:
                 writer = csv.DictWriter(stream, fieldnames=list(flat))
                 writer.writeheader()

@@ -10,9 +10,9 @@ from sqlalchemy import text
 
 from app import create_app, dispose_engines
 from models.db import make_engine
-from rest.db import request_session
 from seed import generate, load_dataset
 from service import keys
+from web.db import request_session
 
 ENDPOINTS = [
     "/api/v1/strains",

@@ -25,7 +25,6 @@ from prometheus_client.mmap_dict import MmapedDict, mmap_key
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 
-from rest.observability import MULTIPROC_DIR_ENV, init_observability
 from tests.backends.test_key_hygiene import (
     GUNICORN_CONF,
     ROOT,
@@ -37,6 +36,7 @@ from tests.backends.test_key_hygiene import (
     get_status,
     occupied_worker,
 )
+from web.observability import MULTIPROC_DIR_ENV, init_observability
 
 LAWS_RULE = "/api/v1/laws/<string:state>"
 DURATION = "flask_http_request_duration_seconds"  # its _count is labelled by route template

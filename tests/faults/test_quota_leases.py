@@ -4,10 +4,10 @@ from collections.abc import Callable
 
 from flask import Flask
 
-from rest.limits import LIMITER_EXTENSION, QUOTA_EXTENSION, usage_of
-from rest.quota import LEASE_MAX_AGE_S, Quota
 from service import keys
 from service.keys import KeyIdentity
+from web.accel.quota import LEASE_MAX_AGE_S, Quota
+from web.limits import LIMITER_EXTENSION, QUOTA_EXTENSION, usage_of
 
 BIG = KeyIdentity(id=9001, tier="enterprise", hourly_limit=5_000)  # leases of up to 5 units
 

@@ -17,8 +17,8 @@ import pytest
 from flask import Flask
 
 from app import create_app, dispose_engines
-from rest.db import SESSIONS_EXTENSION
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 UNLIMITED = 10**9
 _TALLIES: dict[str, "Tally"] = {}

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from rest.args import DealArgs, DispensaryArgs, DoctorArgs, SearchArgs, StrainArgs
 from rest.openapi import OPENAPI_PATH, SPACE
+from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.errors import InvalidParameter
 from service.geo import zip_point
-from service.paging import DOCTORS_MAX_LIMIT, MAX_LIMIT
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 FUZZ = settings(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,7 +8,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from rest.db import SESSIONS_EXTENSION
+from web.db import SESSIONS_EXTENSION
 
 GRAPHQL_PATH = "/graphql"
 

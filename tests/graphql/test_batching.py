@@ -6,8 +6,6 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-import graphql_schema.types
-
 NESTED = """
 query Nested($limit: Int!) {
   dispensaries(limit: $limit) {
@@ -195,31 +193,3 @@ def test_menu_strains_are_fetched_only_when_the_query_asks_for_them(
     # key lookup, page, menu; then the strains of every listed item in one more statement
     assert without == 3
     assert with_strains == 4
-
-
-def test_a_menu_fields_selection_is_read_once_for_all_its_dispensaries(
-    app: Flask, client: FlaskClient, api_keys: dict, run: Run, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    read = []
-    real = graphql_schema.types._selects_strain
-    monkeypatch.setattr(
-        graphql_schema.types, "_selects_strain", lambda fields: read.append(1) or real(fields)
-    )
-    data, _ = run(
-        app,
-        client,
-        api_keys["enterprise"],
-        "query Q($limit: Int!) { dispensaries(limit: $limit) { items {"
-        " plain: menu { name } linked: menu { strain { slug } } } } }",
-        20,
-    )
-    assert len(data["dispensaries"]["items"]) == 20
-    assert len(read) == 2  # once per menu field of the query, not once per dispensary
-    run(
-        app,
-        client,
-        api_keys["enterprise"],
-        "query Q($limit: Int!) { dispensaries(limit: $limit) { items { menu { name } } } }",
-        20,
-    )
-    assert len(read) == 3  # and afresh for the next request

@@ -15,8 +15,8 @@ from flask import Flask
 
 from app import REQUEST_ENGINE_EXTENSION
 from graphql_schema.cost import MAX_SPREADS
-from rest.db import SESSIONS_EXTENSION
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 BUDGET = 25_000  # the default of GRAPHQL_COST_BUDGET
 CYCLIC = (
@@ -109,13 +109,15 @@ def validations(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 def test_the_doubling_fragment_document_is_refused_at_once_for_its_spreads(
     gql, validations: list, count: int
 ) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     body = gql(doubling(count))
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     error = _only_error(body)
     assert error["message"] == f"{2 * count + 1} fragment spreads found. Allowed: {MAX_SPREADS}"
     assert error["extensions"] == {"code": 400}
-    assert elapsed < 1.0  # it had run for 30 s at 40 fragments (exponential in them)
+    # CPU time of this process, so other load on the machine cannot fail it; it had run for
+    # 30 s at 40 fragments (exponential in them).
+    assert elapsed < 1.0
     assert validations == []  # graphql-core's own rules never saw it
 
 
@@ -140,9 +142,9 @@ def test_the_doubling_fragment_document_is_refused_at_once_for_its_spreads(
 def test_doubling_fragments_within_the_spread_limit_are_refused_by_their_cost(
     gql, validations: list, document: str, estimate: int
 ) -> None:
-    started = time.perf_counter()
+    started = time.process_time()
     error = _only_error(gql(document))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert error["message"] == _cost_error(estimate)
     assert error["extensions"] == {
         "code": 400,
@@ -163,9 +165,9 @@ def test_deep_fragments_are_refused_for_depth_each_fragment_walked_once(
         f"query Deep {{ deals(limit: 1) {{ items {{ ...D0 }} }} }} {fragments} "
         "fragment D30 on Deal { id }"
     )
-    started = time.perf_counter()
+    started = time.process_time()
     error = _only_error(gql(document))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     assert error["message"] == "'Deep' exceeds maximum operation depth of 10"
     assert validations == []
 
@@ -193,9 +195,9 @@ def test_doubling_fragments_inside_introspection_are_counted_once_per_schema_obj
         f'query Q {{ __type(name: "Law") {{ fields {{ ...F0 }} }} }} {fragments} '
         "fragment F30 on __Field { name }"
     )
-    started = time.perf_counter()
+    started = time.process_time()
     error = _only_error(gql(document))
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
     # __type 1 + Law's 9 fields x (1 + 2 ** 30 names).
     assert error["message"] == _cost_error(1 + 9 * (1 + 2**30))
     assert validations == []

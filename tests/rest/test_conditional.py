@@ -6,9 +6,9 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from models import DatasetInfo
-from rest.conditional import request_etag
 from service import keys
 from service.dataset import data_version
+from web.conditional import request_etag
 
 
 def _free_key(app: Flask) -> str:

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 from flask.testing import FlaskClient
 
-from rest.docs import ERROR_DOCS
+from web.reference import ERROR_DOCS
 
 
 def test_request_id_is_generated_and_echoed(client: FlaskClient, api) -> None:
@@ -84,10 +84,10 @@ def test_unknown_parameters_are_ignored(api) -> None:
     assert api.json("/api/v1/strains", limit=3, colour="green")["meta"]["limit"] == 3
 
 
-def test_readme_documents_every_error_the_reference_page_serves() -> None:
-    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+def test_api_docs_document_every_error_the_reference_page_serves() -> None:
+    api_docs = (Path(__file__).parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
     for code in ERROR_DOCS:
-        assert f"\n### error-{code}\n" in readme
+        assert f"\n### error-{code}\n" in api_docs
 
 
 def test_unexpected_errors_are_logged_with_the_traceback(app, api, caplog) -> None:

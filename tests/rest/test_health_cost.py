@@ -8,7 +8,7 @@ from flask import Flask
 from sqlalchemy import event
 
 from app import REQUEST_ENGINE_EXTENSION
-from rest.limits import LIMITER_EXTENSION
+from web.limits import LIMITER_EXTENSION
 
 OK = {"status": "ok", "checks": {"database": "ok", "rateLimitStorage": "ok"}}
 

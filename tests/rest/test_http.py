@@ -221,7 +221,7 @@ def test_remembered_cors_headers_are_the_ones_flask_cors_sends(
     make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch, origins
 ) -> None:
     remembering = make_app(CORS_ORIGINS=origins, PAGE_CACHE_MB=0)
-    monkeypatch.setattr("rest.http._remember_cors_headers", lambda app: None)
+    monkeypatch.setattr("web.pipeline.remember_cors_headers", lambda app: None)
     plain = make_app(CORS_ORIGINS=origins, PAGE_CACHE_MB=0)
     key = {"X-API-Key": api_keys["enterprise"]}
     requests = [

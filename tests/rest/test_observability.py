@@ -3,6 +3,8 @@
 import io
 import json
 
+import pytest
+
 METRICS_TOKEN = "scrape-token-for-tests-0123"
 SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
@@ -58,6 +60,7 @@ def test_each_request_logs_one_json_line_without_the_key(make_app, api_keys: dic
     assert key[9:-4] not in text
 
 
+@pytest.mark.usefixtures("speed_tricks")
 def test_replayed_requests_are_logged_and_counted_like_any_other(
     make_app, api_keys: dict, count_statements
 ) -> None:

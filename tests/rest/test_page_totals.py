@@ -6,8 +6,8 @@ import pytest
 from flask import Flask, request
 from flask_limiter import Limiter
 
-from rest.db import SESSIONS_EXTENSION
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 CASES = [
     ("/api/v1/strains", {}),
@@ -44,6 +44,7 @@ def test_a_full_page_and_its_total_take_one_statement(
     assert len(seen) == 1, seen
 
 
+@pytest.mark.usefixtures("speed_tricks")
 def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
     api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -55,6 +56,7 @@ def test_the_app_asks_once_whether_each_hook_is_a_coroutine(
     assert asked == []
 
 
+@pytest.mark.usefixtures("speed_tricks")
 @pytest.mark.parametrize(
     "hook", ["_check_request_limit", "_Limiter__inject_headers", "_Limiter__release_context"]
 )

@@ -6,11 +6,11 @@ from collections.abc import Callable
 import pytest
 from flask import Flask
 
-from rest.limits import LIMITER_EXTENSION
-from rest.quota import Quota
 from service import keys
 from service.keys import KeyIdentity
 from tests.faults.test_quota_leases import Clock
+from web.accel.quota import Quota
+from web.limits import LIMITER_EXTENSION
 
 BIG = KeyIdentity(id=9101, tier="enterprise", hourly_limit=5_000)  # would lease on Redis
 

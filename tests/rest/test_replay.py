@@ -11,6 +11,8 @@ from werkzeug.test import EnvironBuilder, TestResponse, run_wsgi_app
 from models import DatasetInfo
 from service import keys
 
+pytestmark = pytest.mark.usefixtures("speed_tricks")  # the replay lane is a speed trick
+
 # Headers that differ between any two responses to the same request.
 PER_REQUEST = {"X-Request-ID", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
 NESTED = (

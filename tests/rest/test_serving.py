@@ -12,8 +12,9 @@ from gunicorn.workers.gthread import ThreadWorker
 from gunicorn.workers.sync import SyncWorker
 from werkzeug.serving import make_server
 
-from rest.redaction import redact_query
-from rest.serving import CollectBetweenRequests, RedactingRequestHandler
+from web.accel.gc_schedule import CollectBetweenRequests
+from web.redaction import redact_query
+from web.serving import RedactingRequestHandler
 
 GUNICORN_CONF = Path(__file__).resolve().parents[2] / "gunicorn.conf.py"
 

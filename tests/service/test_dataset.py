@@ -29,10 +29,10 @@ from models import (
 )
 from models.base import Base
 from models.db import make_engine, make_session_factory
-from models.deal import DEAL_CATEGORIES
 from seed import Dataset, generate, load_dataset
 from seed.generate import EFFECTS, FLAVORS, TERPENES
 from seed.geography import population
+from service.vocab import DEAL_CATEGORIES
 
 pytestmark = pytest.mark.full_dataset
 

@@ -12,13 +12,13 @@ from sqlalchemy import Connection, create_engine, func, inspect, select, text
 
 from models import Base, Deal, Dispensary, Doctor, Strain
 from models.db import make_engine
-from models.dialect import (
+from models.search import pairs
+from models.search.structures import (
     POSTGRES_SEARCH_INDEXES,
     SQLITE_SEARCH_TABLES,
     include_in_autogenerate,
     search_drop_statements,
 )
-from models.search import pairs
 from seed import generate, load_dataset
 
 ROOT = Path(__file__).resolve().parents[2]

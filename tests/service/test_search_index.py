@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session
 
 from models import Deal, Dispensary, Doctor, Strain
 from models.db import make_session_factory
-from models.dialect import is_similar, rebuild_search_index, similarity, trigrams
+from models.search.rebuild import rebuild_search_index
+from models.search.trigrams import is_similar, similarity, trigrams
 from service.filters import SearchQuery
 from service.paging import PageRequest
 from service.search import SearchHit, search

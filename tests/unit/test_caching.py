@@ -2,9 +2,9 @@
 
 import pytest
 
-from rest.caching import Expiring, KeyCache, PageCache
 from service.errors import Unauthorized
 from service.keys import KeyIdentity
+from web.caching import Expiring, KeyCache, PageCache
 
 
 class Clock:

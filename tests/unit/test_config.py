@@ -3,30 +3,31 @@ from pathlib import Path
 import pytest
 
 from service.config import ConfigError, Settings
+from web.settings import WebSettings
 
 
 def test_defaults_give_the_embedded_setup(tmp_path: Path) -> None:
     settings = Settings.from_env({}, instance_path=tmp_path)
+    web = WebSettings.from_env({})
     assert settings.database_url == f"sqlite:///{tmp_path / 'cannabis.db'}"
-    assert settings.ratelimit_storage_uri == "memory://"
-    assert settings.log_level == "INFO"
-    assert settings.quota_lease_share == 1_000
+    assert web.ratelimit_storage_uri == "memory://"
+    assert web.log_level == "INFO"
+    assert web.quota_lease_share == 1_000
 
 
 def test_environment_values_override_defaults(tmp_path: Path) -> None:
-    settings = Settings.from_env(
-        {
-            "DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1/test",
-            "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379/0",
-            "LOG_LEVEL": "debug",
-            "QUOTA_LEASE_SHARE": "0",
-        },
-        instance_path=tmp_path,
-    )
+    environ = {
+        "DATABASE_URL": "postgresql+psycopg://postgres@127.0.0.1/test",
+        "RATELIMIT_STORAGE_URI": "redis://127.0.0.1:6379/0",
+        "LOG_LEVEL": "debug",
+        "QUOTA_LEASE_SHARE": "0",
+    }
+    settings = Settings.from_env(environ, instance_path=tmp_path)
+    web = WebSettings.from_env(environ)
     assert settings.database_url == "postgresql+psycopg://postgres@127.0.0.1/test"
-    assert settings.ratelimit_storage_uri == "redis://127.0.0.1:6379/0"
-    assert settings.log_level == "DEBUG"
-    assert settings.quota_lease_share == 0
+    assert web.ratelimit_storage_uri == "redis://127.0.0.1:6379/0"
+    assert web.log_level == "DEBUG"
+    assert web.quota_lease_share == 0
 
 
 @pytest.mark.parametrize(
@@ -36,16 +37,26 @@ def test_environment_values_override_defaults(tmp_path: Path) -> None:
         ("RATELIMIT_STORAGE_URI", "memcached://localhost"),
         ("LOG_LEVEL", "chatty"),
         ("QUOTA_LEASE_SHARE", "-1"),
+        ("SPEED_TRICKS", "fast"),
     ],
 )
 def test_an_unusable_value_fails_naming_the_variable(tmp_path: Path, name: str, value: str) -> None:
     with pytest.raises(ConfigError, match=name):
-        Settings.from_env({name: value}, instance_path=tmp_path)
+        _all_settings({name: value}, tmp_path)
+
+
+def _all_settings(environ: dict[str, str], instance_path: Path) -> None:
+    Settings.from_env(environ, instance_path=instance_path)
+    WebSettings.from_env(environ)
 
 
 def test_blank_values_fall_back_to_defaults(tmp_path: Path) -> None:
-    settings = Settings.from_env(
-        {"DATABASE_URL": "  ", "RATELIMIT_STORAGE_URI": ""}, instance_path=tmp_path
-    )
+    environ = {"DATABASE_URL": "  ", "RATELIMIT_STORAGE_URI": ""}
+    settings = Settings.from_env(environ, instance_path=tmp_path)
     assert settings.database_url.startswith("sqlite:///")
-    assert settings.ratelimit_storage_uri == "memory://"
+    assert WebSettings.from_env(environ).ratelimit_storage_uri == "memory://"
+
+
+@pytest.mark.parametrize(("value", "expected"), [("", True), ("on", True), (" OFF ", False)])
+def test_speed_tricks_are_on_unless_switched_off(value: str, expected: bool) -> None:
+    assert WebSettings.from_env({"SPEED_TRICKS": value}).speed_tricks is expected

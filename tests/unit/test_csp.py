@@ -3,7 +3,7 @@
 import base64
 import hashlib
 
-from service.csp import page_headers, page_policy
+from web.csp import page_headers, page_policy
 
 
 def _sha256(text: str) -> str:

@@ -11,6 +11,15 @@ from service.filters import (
     StrainFilters,
 )
 from service.geo import EARTH_RADIUS_MILES, Point, bounding_box, haversine_miles
+from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
+
+# Each filter with a closed vocabulary: how to build it from one value, and what it keeps.
+CHOICES = {
+    "strains.type": (lambda v: StrainFilters.create(type=v).type, STRAIN_TYPES),
+    "dispensaries.type": (lambda v: DispensaryFilters.create(type=v).type, DISPENSARY_TYPES),
+    "deals.category": (lambda v: DealFilters.create(category=v).category, DEAL_CATEGORIES),
+    "search.type": (lambda v: SearchQuery.create(q="og", type=v).type, SEARCH_TYPES),
+}
 
 
 def test_strain_filters_fold_case_and_keep_ranges() -> None:
@@ -87,6 +96,24 @@ def test_deal_category_is_case_insensitive_and_closed() -> None:
     assert DealFilters.create(category="Pre-Rolls").category == "pre-rolls"
     with pytest.raises(InvalidParameter, match="category must be one of: flower, edibles"):
         DealFilters.create(category="seeds")
+
+
+@pytest.mark.parametrize("name", CHOICES)
+def test_every_word_of_a_filters_vocabulary_is_taken_in_any_case(name: str) -> None:
+    build, words = CHOICES[name]
+    assert [build(f" {word.upper()} ") for word in words] == list(words)
+
+
+@pytest.mark.parametrize("name", CHOICES)
+def test_a_word_outside_a_filters_vocabulary_is_refused_listing_the_words(name: str) -> None:
+    build, words = CHOICES[name]
+    param = name.split(".")[1]
+    with pytest.raises(InvalidParameter) as info:
+        build("ruderalis")
+    assert (info.value.message, info.value.param) == (
+        f"{param} must be one of: {', '.join(words)}",
+        param,
+    )
 
 
 @pytest.mark.parametrize(

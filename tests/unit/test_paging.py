@@ -1,7 +1,8 @@
 import pytest
 
+from service.bounds import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, MAX_OFFSET
 from service.errors import InvalidParameter
-from service.paging import DEFAULT_LIMIT, DOCTORS_MAX_LIMIT, MAX_LIMIT, MAX_OFFSET, PageRequest
+from service.paging import PageRequest
 
 
 def test_defaults_are_limit_20_offset_0() -> None:

@@ -7,7 +7,7 @@ from limits import parse
 from limits.storage import MemoryStorage
 from limits.strategies import SlidingWindowCounterRateLimiter
 
-from rest.quota import window_stats
+from web.accel.quota import window_stats
 
 START = 1_800_000_000.0  # a fixed clock, one hour boundary plus some
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rest.redaction import RedactingFilter, redact_params, redact_query, redact_text
-from rest.serving import per_worker_quota_problem
+from web.redaction import RedactingFilter, redact_params, redact_query, redact_text
+from web.serving import per_worker_quota_problem
 
 KEY = "cds_live_AbCdEfGhIjKlMnOpQrStUvWxYz012345"
 FAKE = "hunter2-not-our-format"  # a client's mistake is still a secret when sent as the key

@@ -5,7 +5,7 @@ from datetime import date
 from werkzeug.test import EnvironBuilder
 from werkzeug.wrappers import Request
 
-from rest.replay import replay_key
+from web.accel.replay import replay_key
 
 DAY = date(2026, 11, 23)
 

@@ -1,0 +1,56 @@
+"""SQL expressions that compile differently on SQLite and PostgreSQL.
+
+Both are ``FunctionElement`` subclasses with per-dialect ``@compiles`` hooks, the pattern
+SQLAlchemy documents for custom constructs: their arguments take part in the statement cache key.
+"""
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, Float
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import FunctionElement
+
+
+class tested_per_row(FunctionElement[Any]):
+    """``column`` in a filter the database should test row by row rather than look up in an
+    index, so that a page query walks its ORDER BY index and stops after the page. SQLite needs
+    the hint (a unary ``+`` hides the column from index selection); PostgreSQL plans by cost and
+    gets the plain column."""
+
+    inherit_cache = True
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        super().__init__(column)
+        self.type = column.type
+
+
+@compiles(tested_per_row)
+def _plain_column(element: tested_per_row, compiler: SQLCompiler, **kw: Any) -> str:
+    return compiler.process(element.clauses, **kw)
+
+
+@compiles(tested_per_row, "sqlite")
+def _sqlite_unindexed_column(element: tested_per_row, compiler: SQLCompiler, **kw: Any) -> str:
+    return "+" + compiler.process(element.clauses, **kw)
+
+
+class smaller_of(FunctionElement[float]):
+    """The smaller of two numbers, each evaluated once: ``least`` on PostgreSQL, the
+    two-argument ``min`` on SQLite (which has no ``least``)."""
+
+    inherit_cache = True
+    type = Float()
+
+    def __init__(self, first: ColumnElement[float], second: ColumnElement[float]) -> None:
+        super().__init__(first, second)
+
+
+@compiles(smaller_of)
+def _least(element: smaller_of, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"least({compiler.process(element.clauses, **kw)})"
+
+
+@compiles(smaller_of, "sqlite")
+def _sqlite_min(element: smaller_of, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"min({compiler.process(element.clauses, **kw)})"

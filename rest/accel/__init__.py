@@ -1,0 +1,2 @@
+"""Everything in the REST edge that uses a dependency's private API: ``dumping`` (compiled
+Marshmallow dumps), off with ``SPEED_TRICKS``. Each module lists its names in ``PRIVATE_API``."""

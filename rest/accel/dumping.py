@@ -1,0 +1,198 @@
+"""Marshmallow schemas that dump through a plan compiled once per schema instance.
+
+The schemas stay the contract (the OpenAPI document comes from them; ``dump`` still runs their
+pre- and post-dump hooks): only Marshmallow's per-field loop is replaced, by a list of (output
+key, getter, converter) built from the same fields. A schema with a field the compiler does not
+know falls back to Marshmallow's loop, whole. Off when the app's ``SPEED_TRICKS`` is false (the
+outermost dump reads it): Marshmallow's own loop throughout. ``tests/accel/test_rest_dumping.py``
+checks that plan and loop agree on every body served.
+
+Private names: Marshmallow's ``Schema._serialize`` (overridden: the loop it replaces),
+``Schema.dump_fields``, ``Pluck._field_data_key`` and ``marshmallow.utils.get_value``.
+"""
+
+import datetime as dt
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+from flask import current_app, has_app_context
+from marshmallow import Schema, fields, missing
+from marshmallow.utils import get_value
+
+from ..fields import AbsentWhenNone
+
+PRIVATE_API = (
+    "marshmallow.schema.Schema._serialize",
+    "marshmallow.schema.Schema.dump_fields",
+    "marshmallow.fields.Pluck._field_data_key",
+    "marshmallow.utils.get_value",
+)
+
+Convert = Callable[[Any], Any]
+Step = tuple[str, Callable[[Any], Any], Convert, bool]
+_UNSET = object()
+# Whether this dump and the dumps nested in it run the plans; None until the outermost decides.
+_PLANS: ContextVar[bool | None] = ContextVar("dump_plans", default=None)
+
+
+def _plans_wanted() -> bool:
+    """The app's SPEED_TRICKS setting; on outside an app."""
+    return not has_app_context() or bool(current_app.config.get("SPEED_TRICKS", True))
+
+
+class CompiledSchema(Schema):
+    """A Schema whose serialization runs a compiled plan (falling back when it cannot)."""
+
+    def _serialize(self, obj: Any, *, many: bool = False) -> Any:
+        plans = _PLANS.get()
+        if plans is None:
+            token = _PLANS.set(_plans_wanted())
+            try:
+                return self._serialize(obj, many=many)
+            finally:
+                _PLANS.reset(token)
+        if plans:
+            plan = self.__dict__.get("_dump_plan", _UNSET)
+            if plan is _UNSET:
+                plan = self._dump_plan = _compile(self)
+            if plan is not None:
+                if many and obj is not None:
+                    return [plan(item) for item in obj]
+                return plan(obj)
+        return super()._serialize(obj, many=many)
+
+    def reference_dump(self, obj: Any, *, many: bool | None = None) -> Any:
+        """``dump`` through Marshmallow's own field loop, nested schemas included (what the
+        plans must equal)."""
+        token = _PLANS.set(False)
+        try:
+            return self.dump(obj, many=many)
+        finally:
+            _PLANS.reset(token)
+
+
+def _compile(schema: Schema) -> Callable[[Any], dict[str, Any]] | None:
+    custom_getter = type(schema).get_attribute is not Schema.get_attribute
+    steps: list[Step] = []
+    for name, field in schema.dump_fields.items():
+        convert = _converter(field)
+        if convert is None or field.dump_default is not missing:
+            return None
+        key = field.attribute if field.attribute is not None else name
+        out = field.data_key if field.data_key is not None else name
+        steps.append((out, _getter(schema, key, custom_getter), convert, _omits_none(field)))
+
+    def dump_one(obj: Any) -> dict[str, Any]:
+        result = {}
+        for out, get, convert, omit_none in steps:
+            value = get(obj)
+            if value is missing:
+                continue
+            if value is None:
+                if not omit_none:
+                    result[out] = None
+                continue
+            result[out] = convert(value)
+        return result
+
+    return dump_one
+
+
+def _getter(schema: Schema, key: str, custom: bool) -> Callable[[Any], Any]:
+    if custom:
+        return lambda obj: schema.get_attribute(obj, key, missing)
+    if "." in key:
+        return lambda obj: get_value(obj, key, missing)
+
+    def get(obj: Any) -> Any:
+        # Marshmallow looks a key up on mappings and reads an attribute from anything else.
+        if type(obj) is dict:
+            return obj.get(key, missing)
+        return getattr(obj, key, missing)
+
+    return get
+
+
+def _omits_none(field: fields.Field) -> bool:
+    return isinstance(field, AbsentWhenNone)
+
+
+def _kind(field: fields.Field) -> type:
+    """The Marshmallow field class that decides how ``field`` converts values."""
+    kind = type(field)
+    if issubclass(kind, AbsentWhenNone):
+        return next(base for base in kind.__mro__[1:] if not issubclass(base, AbsentWhenNone))
+    return kind
+
+
+def _converter(field: fields.Field) -> Convert | None:
+    """How ``field`` turns a present, non-None value into output; None if not supported."""
+    kind = _kind(field)
+    if kind is fields.String:
+        return str
+    if kind is fields.Integer and not field.as_string:
+        return int
+    if kind is fields.Float and not field.as_string:
+        return float
+    if kind is fields.Boolean:
+        return _boolean(field)
+    if kind is fields.Date and field.format not in (None, "iso", "rfc", "timestamp"):
+        date_format = field.format
+        return lambda value: dt.date.strftime(value, date_format)
+    if kind is fields.Dict and _is_string_field(field.key_field):
+        values = field.value_field
+        if not _is_string_field(values):
+            return None
+        return lambda value: {
+            (None if k is None else str(k)): (None if v is None else str(v))
+            for k, v in value.items()
+        }
+    if kind is fields.Pluck:
+        return _pluck(field)
+    if kind is fields.Nested:
+        return _nested(field)
+    if kind is fields.List:
+        inner = field.inner
+        if type(inner) is fields.Nested:
+            return _nested(inner, many=True)
+        item = _converter(inner)
+        if item is None:
+            return None
+        return lambda value: [None if each is None else item(each) for each in value]
+    return None
+
+
+def _is_string_field(field: fields.Field | None) -> bool:
+    return field is not None and type(field) is fields.String
+
+
+def _boolean(field: fields.Boolean) -> Convert:
+    truthy, falsy = field.truthy, field.falsy
+
+    def convert(value: Any) -> Any:
+        if value in truthy:
+            return True
+        if value in falsy:
+            return False
+        return bool(value)
+
+    return convert
+
+
+def _nested(field: fields.Nested, *, many: bool | None = None) -> Convert:
+    def convert(value: Any) -> Any:
+        # The nested schema's own dump: its hooks, and its own compiled plan.
+        return field.schema.dump(value, many=field.many if many is None else many)
+
+    return convert
+
+
+def _pluck(field: fields.Pluck) -> Convert:
+    key = field._field_data_key
+
+    def convert(value: Any) -> Any:
+        dumped = field.schema.dump(value, many=field.many)
+        return [item[key] for item in dumped] if field.many else dumped[key]
+
+    return convert

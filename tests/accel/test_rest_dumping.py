@@ -1,0 +1,152 @@
+"""Compiled dumping gives exactly what Marshmallow's own field loop gives, for every body served."""
+
+from datetime import date
+from typing import Any
+
+import pytest
+from flask import Flask
+from marshmallow import fields
+from sqlalchemy.orm import Session
+
+from rest.accel.dumping import CompiledSchema, _compile
+from rest.envelope import ok, ok_page
+from rest.fields import OptionalFloat
+from rest.schemas import (
+    DealSchema,
+    DispensaryDetailSchema,
+    DispensaryHitSchema,
+    DoctorSchema,
+    LawSchema,
+    SearchHitSchema,
+    StrainDetailSchema,
+    StrainItemSchema,
+    UsageSchema,
+    detail_envelope,
+    page_envelope,
+)
+from service import deals, dispensaries, doctors, laws, search, strains
+from service.filters import (
+    DealFilters,
+    DispensaryFilters,
+    DoctorFilters,
+    SearchQuery,
+    StrainFilters,
+)
+from service.paging import PageRequest
+
+PAGE = PageRequest(limit=100)
+
+
+def _bodies(session: Session, today: date) -> dict[str, tuple[type[CompiledSchema], Any]]:
+    """Every kind of body the REST views build, from the tiny dataset."""
+    strain = strains.list_strains(session, StrainFilters(), PageRequest(limit=1)).items[0]
+    dispensary = dispensaries.list_dispensaries(session, DispensaryFilters(), PAGE).items[0]
+    return {
+        "strains": (
+            page_envelope(StrainItemSchema, "P1"),
+            ok_page(strains.list_strains(session, StrainFilters(), PAGE)),
+        ),
+        "strain": (
+            detail_envelope(StrainDetailSchema, "D1"),
+            ok(strains.get_strain(session, strain.slug)),
+        ),
+        "dispensaries": (
+            page_envelope(DispensaryHitSchema, "P2"),
+            ok_page(dispensaries.list_dispensaries(session, DispensaryFilters(), PAGE)),
+        ),
+        "nearby": (
+            page_envelope(DispensaryHitSchema, "P3"),
+            ok_page(
+                dispensaries.list_dispensaries(
+                    session, DispensaryFilters.create(zip="80202", radius=500.0), PAGE
+                )
+            ),
+        ),
+        "dispensary": (
+            detail_envelope(DispensaryDetailSchema, "D2"),
+            ok(dispensaries.get_dispensary(session, dispensary.public_id)),
+        ),
+        "deals": (
+            page_envelope(DealSchema, "P4"),
+            ok_page(deals.list_deals(session, DealFilters(), PAGE, today=today)),
+        ),
+        "doctors": (
+            page_envelope(DoctorSchema, "P5"),
+            ok_page(doctors.list_doctors(session, DoctorFilters(), PAGE)),
+        ),
+        "law": (detail_envelope(LawSchema, "D3"), ok(laws.get_law(session, "CO"))),
+        "search": (
+            page_envelope(SearchHitSchema, "P6"),
+            ok_page(search.search(session, SearchQuery.create(q="an"), PAGE, today=today)),
+        ),
+        "usage": (
+            detail_envelope(UsageSchema, "D4"),
+            ok({"tier": "pro", "limit": 1000, "remaining": 998, "reset": 1_800_000_000}),
+        ),
+    }
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "strains",
+        "strain",
+        "dispensaries",
+        "nearby",
+        "dispensary",
+        "deals",
+        "doctors",
+        "law",
+        "search",
+        "usage",
+    ],
+)
+def test_the_compiled_dump_equals_marshmallows(
+    session: Session, reference_day: date, body: str
+) -> None:
+    schema_class, data = _bodies(session, reference_day)[body]
+    schema = schema_class()
+    compiled = schema.dump(data)
+    assert compiled == schema.reference_dump(data)
+    assert schema._dump_plan is not None  # the plan was used, not the fallback
+    if "meta" in compiled:
+        assert len(compiled["data"]) >= 2  # a real page was compared, not an empty one
+
+
+def test_absent_when_none_fields_are_left_out_not_null(session: Session) -> None:
+    plain = dispensaries.list_dispensaries(session, DispensaryFilters(), PageRequest(limit=3))
+    near = dispensaries.list_dispensaries(
+        session, DispensaryFilters.create(zip="80202", radius=500.0), PageRequest(limit=3)
+    )
+    schema = DispensaryHitSchema()
+    assert all("distance" not in item for item in schema.dump(plain.items, many=True))
+    assert all(isinstance(item["distance"], float) for item in schema.dump(near.items, many=True))
+
+
+def test_a_schema_with_a_field_the_compiler_does_not_know_falls_back() -> None:
+    class WithUrl(CompiledSchema):
+        site = fields.Url()
+        distance = OptionalFloat()
+
+    schema = WithUrl()
+    assert _compile(schema) is None
+    assert schema.dump({"site": "https://a.example", "distance": None}) == {
+        "site": "https://a.example"
+    }
+
+
+@pytest.mark.parametrize(("tricks", "planned"), [(True, True), (False, False)])
+def test_the_apps_speed_tricks_setting_chooses_plan_or_loop(
+    session: Session, reference_day: date, tricks: bool, planned: bool
+) -> None:
+    schema_class, data = _bodies(session, reference_day)["dispensaries"]
+    schema = schema_class()
+    app = Flask(__name__)
+    app.config["SPEED_TRICKS"] = tricks
+    with app.app_context():
+        dumped = schema.dump(data)
+    assert dumped == schema.reference_dump(data)
+    assert len(dumped["data"]) >= 2
+    # The outer envelope and the nested item schema: plans made only with the tricks on.
+    item_schema = schema.fields["data"].inner.schema
+    assert ("_dump_plan" in vars(schema), "_dump_plan" in vars(item_schema)) == (planned, planned)

@@ -1,0 +1,114 @@
+"""Each route declares whether it needs a key, is charged and gets ETags (web.routes), and requests
+that match no route keep the policy of the path they fall under."""
+
+import pytest
+from flask import Flask
+
+from web.routes import OPEN, POLICY_ATTRIBUTE, RoutePolicy, declared_policy
+
+READ = RoutePolicy(keyed=True, metered=True, conditional=True)
+UNROUTED_API = RoutePolicy(keyed=True, metered=True)  # a 404 or 405 under /api/v1, on /graphql
+
+API_ROUTES = {
+    "/api/v1/strains": READ,
+    "/api/v1/strains/<string:slug>": READ,
+    "/api/v1/dispensaries": READ,
+    "/api/v1/dispensaries/<string:dispensary_id>": READ,
+    "/api/v1/deals": READ,
+    "/api/v1/doctors": READ,
+    "/api/v1/laws/<string:state>": READ,
+    "/api/v1/search": READ,
+    "/api/v1/usage": RoutePolicy(keyed=True),  # reports the quota without spending it
+}
+OPEN_ROUTES = [
+    "/health",
+    "/metrics",
+    "/docs/errors",
+    "/api/v1/openapi.json",
+    "/api/v1/docs",
+    "/api/v1/docs/static/<path:filename>",
+    "/graphql/static/graphiql/<path:filename>",
+]
+
+
+def _rules(app: Flask) -> dict[str, str]:
+    return {rule.rule: rule.endpoint for rule in app.url_map.iter_rules()}
+
+
+def test_every_v1_operation_declares_its_policy_where_it_is_defined(app: Flask) -> None:
+    operations = {
+        rule: endpoint for rule, endpoint in _rules(app).items() if endpoint.startswith("api_v1.")
+    }
+    assert set(operations) == set(API_ROUTES)
+    for rule, endpoint in operations.items():
+        assert getattr(app.view_functions[endpoint], POLICY_ATTRIBUTE) == API_ROUTES[rule], rule
+
+
+def test_graphql_needs_a_key_and_is_charged_but_gets_no_etags(app: Flask) -> None:
+    policy = getattr(app.view_functions["graphql"], POLICY_ATTRIBUTE)
+    assert (policy.keyed, policy.metered, policy.conditional) == (True, True, False)
+    assert policy.open_when is not None  # the GraphiQL page
+
+
+def test_health_metrics_and_docs_are_open(app: Flask) -> None:
+    rules = _rules(app)
+    assert set(OPEN_ROUTES) <= set(rules)
+    for rule in OPEN_ROUTES:
+        assert declared_policy(app, rules[rule], rule) == OPEN, rule
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("/api/v1/nowhere", UNROUTED_API),
+        ("/api/v1", UNROUTED_API),
+        ("/api/v1/", UNROUTED_API),
+        ("/api/v1/docs/", UNROUTED_API),  # only the docs page itself and its assets are open
+        ("/api/v1/docs/static/missing.js", OPEN),
+        ("/api/v1/openapi.json", OPEN),
+        ("/graphql", UNROUTED_API),
+        ("/graphql/", OPEN),
+        ("/api/v1x", OPEN),
+        ("/nowhere", OPEN),
+    ],
+)
+def test_requests_that_match_no_route_take_their_paths_policy(
+    app: Flask, path: str, expected: RoutePolicy
+) -> None:
+    assert declared_policy(app, None, path) == expected
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [
+        ("GET", "/api/v1/nowhere", 401),
+        ("GET", "/api/v1", 401),
+        ("POST", "/api/v1/strains", 401),
+        ("PUT", "/graphql", 401),
+        ("GET", "/graphql", 200),  # GraphiQL
+        ("GET", "/api/v1/docs/static/missing.js", 404),
+        ("GET", "/graphql/", 404),
+        ("GET", "/health", 200),
+        ("GET", "/docs/errors", 200),
+        ("GET", "/api/v1/openapi.json", 200),
+    ],
+)
+def test_without_a_key(client, method: str, path: str, status: int) -> None:
+    response = client.open(path, method=method, headers={"Accept": "text/html"})  # as a browser
+    assert response.status_code == status
+    assert "X-RateLimit-Limit" not in response.headers
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/api/v1/nowhere", 404), ("POST", "/api/v1/strains", 405), ("PUT", "/graphql", 405)],
+)
+def test_a_keyed_request_that_matches_no_route_is_charged_without_an_etag(
+    client, api_keys: dict, method: str, path: str, status: int
+) -> None:
+    headers = {"X-API-Key": api_keys["pro"]}
+    response = client.open(path, method=method, headers=headers)
+    assert response.status_code == status
+    assert response.get_json()["error"]["code"] == status
+    assert response.headers["X-RateLimit-Limit"] == "1000"
+    assert "ETag" not in response.headers

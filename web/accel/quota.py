@@ -1,0 +1,283 @@
+"""Charging a key's shared quota ahead of Flask-Limiter's request hook, in one storage call.
+
+Private API (limits): ``RedisStorage._previous_window_key``, ``RedisStorage._current_window_key``
+and ``RedisStorage.prefixed_key`` (the sliding window's key layout), and a copy of its
+``acquire_sliding_window.lua`` changed to grant several units and report the window; the window
+arithmetic of ``SlidingWindowCounterRateLimiter.get_window_stats`` is repeated in
+:func:`window_stats`.
+
+Same limiter, strategy, storage and bucket as the hook (web.limits), so both draw from one quota.
+:meth:`Quota.charge` declines (None) whenever the hook should decide instead: the quota is spent
+(the hook answers the 429), the storage is unreachable, or the limiter runs on its in-memory
+fallback (the hook notices Redis is back). On Redis, a key with a large hourly limit takes its
+units in leases (at most a ``QUOTA_LEASE_SHARE``-th of the limit, dropped after
+``LEASE_MAX_AGE_S``): never over-granted, so the quota stays exact across workers, but a leased
+unit never used counts as spent and two workers' headers may differ by up to a lease. Free and
+pro keys, and the per-process memory storage, never lease. docs/performance.md has the figures.
+"""
+
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from math import floor, inf
+
+from cachetools import LRUCache
+from flask import Flask, Response, g
+from flask_limiter import Limiter
+from limits import RateLimitItem
+from limits.storage import RedisStorage
+from limits.strategies import SlidingWindowCounterRateLimiter
+from redis.commands.core import Script
+
+from service.keys import KeyIdentity
+from web.limits import CHARGED, is_metered, quota_item, reset_second
+
+LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
+LEASE_SHARE = 1000  # by default a lease takes at most limit / LEASE_SHARE units (0.1 %)
+LEASE_MAX_AGE_S = 1.0
+MAX_LEASED_KEYS = 10_000
+
+PRIVATE_API = (
+    "limits.storage.RedisStorage._previous_window_key",
+    "limits.storage.RedisStorage._current_window_key",
+    "limits.storage.RedisStorage.prefixed_key",
+)
+
+# limits' acquire_sliding_window.lua over the same keys, changed to grant up to ARGV[3] units
+# (as many as the window has left) and to return the window it decided on, so that the caller
+# needs no second round trip to read it: {granted, previous count, previous TTL in ms, current
+# count, current TTL in ms}.
+TAKE_SCRIPT = """
+local limit = tonumber(ARGV[1])
+local expiry = tonumber(ARGV[2]) * 1000
+local wanted = tonumber(ARGV[3])
+
+local current_ttl = tonumber(redis.call('pttl', KEYS[2]))
+if current_ttl > 0 and current_ttl < expiry then
+    -- the current window expired: it becomes the previous one
+    redis.call('rename', KEYS[2], KEYS[1])
+    redis.call('set', KEYS[2], 0, 'PX', current_ttl + expiry)
+end
+
+local previous_count = tonumber(redis.call('get', KEYS[1])) or 0
+local previous_ttl = tonumber(redis.call('pttl', KEYS[1])) or 0
+local current_count = tonumber(redis.call('get', KEYS[2])) or 0
+current_ttl = tonumber(redis.call('pttl', KEYS[2])) or 0
+if previous_ttl <= 0 then previous_ttl = 0 end
+if current_ttl <= 0 then current_ttl = 0 end
+
+local weighted = math.floor(previous_count * previous_ttl / expiry) + current_count
+local granted = math.min(wanted, limit - weighted)
+if granted <= 0 then
+    return {0, previous_count, previous_ttl, current_count, current_ttl}
+end
+if redis.call('exists', KEYS[2]) == 1 then
+    current_count = redis.call('incrby', KEYS[2], granted)
+else
+    redis.call('set', KEYS[2], granted, 'PX', expiry * 2)
+    current_count = granted
+    current_ttl = expiry * 2
+end
+return {granted, previous_count, previous_ttl, current_count, current_ttl}
+"""
+
+# A sliding window as the storages report it: previous count, seconds until the previous window
+# expires, current count, seconds until the current window expires.
+Window = tuple[int, float, int, float]
+
+
+@dataclass(frozen=True)
+class QuotaState:
+    """A key's quota right after a request was charged, as the X-RateLimit-* headers show it."""
+
+    limit: int
+    remaining: int
+    reset: int  # UTC epoch seconds
+
+    def as_dict(self) -> dict[str, int]:
+        """The form GraphQL's ``extensions.rateLimit`` and GET /usage use."""
+        return {"limit": self.limit, "remaining": self.remaining, "reset": self.reset}
+
+    def headers(self) -> list[tuple[str, str]]:
+        return [
+            ("X-RateLimit-Limit", str(self.limit)),
+            ("X-RateLimit-Remaining", str(self.remaining)),
+            ("X-RateLimit-Reset", str(self.reset)),
+        ]
+
+
+def window_stats(item: RateLimitItem, window: Window, now: float) -> tuple[float, int]:
+    """(reset time, remaining) of ``window``: limits' SlidingWindowCounterRateLimiter
+    arithmetic, for a window that came back with the hit."""
+    previous_count, previous_expires_in, current_count, current_expires_in = window
+    expiry = item.get_expiry()
+    weighted = previous_count * previous_expires_in / expiry + current_count
+    remaining = max(0, item.amount - floor(weighted))
+    if not (previous_count or current_count):
+        return now, remaining
+    previous_reset_in = previous_expires_in % (expiry / previous_count) if previous_count else inf
+    current_reset_in = current_expires_in % expiry if current_count else inf
+    return now + min(previous_reset_in, current_reset_in), remaining
+
+
+@dataclass
+class _Lease:
+    """Units taken from Redis for one key and not handed out yet."""
+
+    limit: int
+    left: int
+    remaining: int  # what Redis had left once the lease was taken
+    reset: int
+    taken: int
+    taken_at: float
+
+
+class Quota:
+    """Charges a key's quota ahead of the limiter's hook, for Flask and the replay lane (module
+    docstring)."""
+
+    def __init__(
+        self,
+        limiter: Limiter,
+        *,
+        lease_share: int = LEASE_SHARE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._limiter = limiter
+        self._lease_share = lease_share
+        self._clock = clock
+        self._leases: LRUCache[str, _Lease] = LRUCache(maxsize=MAX_LEASED_KEYS)
+        self._lock = threading.Lock()
+        self._scripts: dict[int, Script] = {}
+
+    def charge(self, api_key: KeyIdentity) -> QuotaState | None:
+        """Spend one request of ``api_key``'s quota; the state after it, or None (see above)."""
+        strategy = self._limiter.limiter
+        storage = strategy.storage
+        if storage is not self._limiter.storage or not isinstance(
+            strategy, SlidingWindowCounterRateLimiter
+        ):
+            return None
+        item, identifiers = quota_item(api_key)
+        key = item.key_for(*identifiers)
+        if isinstance(storage, RedisStorage):
+            cap = item.amount // self._lease_share if self._lease_share else 0
+
+            def take(wanted: int) -> tuple[int, float, int]:
+                granted, window = self._take(storage, item, key, wanted)
+                return (granted, *window_stats(item, window, time.time()))
+
+        else:
+            cap = 0  # no leases without Redis: a unit taken and never used would be burnt
+
+            def take(wanted: int) -> tuple[int, float, int]:
+                return _take_in_process(strategy, item, identifiers, wanted)
+
+        try:
+            return self._charge(item, key, take, cap)
+        except Exception:  # each storage raises its own errors; the hook logs and falls back
+            return None
+
+    def held(self, api_key: KeyIdentity) -> int:
+        """Units of ``api_key`` this worker holds in a live lease: the storage counts them as
+        spent, the headers this worker sent as still available (GET /usage adds them)."""
+        item, identifiers = quota_item(api_key)
+        with self._lock:
+            lease = self._leases.get(item.key_for(*identifiers))
+            if lease is None or lease.limit != item.amount:
+                return 0
+            return lease.left if self._clock() - lease.taken_at < LEASE_MAX_AGE_S else 0
+
+    def _charge(
+        self,
+        item: RateLimitItem,
+        key: str,
+        take: Callable[[int], tuple[int, float, int]],
+        cap: int,
+    ) -> QuotaState | None:
+        """One unit for ``key``: from its lease when one is held, else ``take(wanted)`` from
+        the storage, which returns (units granted, window reset, remaining after them); a new
+        lease is sized to about ``LEASE_SECONDS`` of the key's traffic here, at most ``cap``."""
+        now = self._clock()
+        with self._lock:
+            lease = self._leases.get(key)
+            if lease is not None and lease.limit == item.amount:
+                if lease.left > 0 and now - lease.taken_at < LEASE_MAX_AGE_S:
+                    lease.left -= 1
+                    return QuotaState(item.amount, lease.remaining + lease.left, lease.reset)
+            else:
+                lease = None
+        granted, reset, remaining = take(_lease_size(cap, lease, now, LEASE_SECONDS))
+        if granted == 0:
+            return None
+        state = QuotaState(item.amount, remaining + granted - 1, reset_second(reset))
+        with self._lock:
+            self._leases[key] = _Lease(
+                item.amount, granted - 1, remaining, state.reset, granted, now
+            )
+        return state
+
+    def _take(
+        self, storage: RedisStorage, item: RateLimitItem, key: str, wanted: int
+    ) -> tuple[int, Window]:
+        """Take up to ``wanted`` units in one script call (EVALSHA; redis-py loads the script
+        if the server does not know it)."""
+        script = self._scripts.get(id(storage))
+        if script is None:
+            script = self._scripts[id(storage)] = storage.get_connection().register_script(
+                TAKE_SCRIPT
+            )
+        previous = storage.prefixed_key(storage._previous_window_key(key))
+        current = storage.prefixed_key(storage._current_window_key(key))
+        raw = script(keys=[previous, current], args=[item.amount, item.get_expiry(), wanted])
+        return int(raw[0]), (
+            int(raw[1]),
+            max(0.0, float(raw[2])) / 1000,
+            int(raw[3]),
+            max(0.0, float(raw[4])) / 1000,
+        )
+
+
+def _take_in_process(
+    strategy: SlidingWindowCounterRateLimiter,
+    item: RateLimitItem,
+    identifiers: tuple[str, ...],
+    wanted: int,
+) -> tuple[int, float, int]:
+    """Take ``wanted`` units from the per-process memory storage (all or nothing); (granted,
+    window reset, remaining after them)."""
+    if not strategy.hit(item, *identifiers, cost=wanted):
+        return 0, 0.0, 0
+    reset, remaining = strategy.get_window_stats(item, *identifiers)
+    return wanted, reset, remaining
+
+
+def _lease_size(cap: int, previous: _Lease | None, now: float, horizon: float) -> int:
+    """Units to take: about ``horizon`` seconds of this key's recent rate here, from 1 to
+    ``cap``."""
+    if cap < 2 or previous is None:
+        return 1
+    elapsed = max(now - previous.taken_at, 1e-4)
+    used = previous.taken - previous.left
+    return max(1, min(cap, math.ceil(used / elapsed * horizon)))
+
+
+def init_quota(app: Flask, quota: Quota) -> None:
+    """Charge metered requests through ``quota`` (web.pipeline places this after the auth and
+    conditional hooks, so 304s stay free, and before the limiter's, which skips what this charged).
+    """
+
+    @app.before_request
+    def charge() -> None:
+        if is_metered():
+            setattr(g, CHARGED, quota.charge(g.api_key))
+
+    @app.after_request
+    def quota_headers(response: Response) -> Response:
+        state: QuotaState | None = g.get(CHARGED)
+        if state is not None:
+            for name, value in state.headers():
+                response.headers[name] = value
+        return response

@@ -1,0 +1,76 @@
+"""API key authentication for every route whose policy is keyed (web.routes): /api/v1 and
+/graphql (SPEC 5).
+
+The key comes from the X-API-Key header or, failing that, the api_key query parameter: when both
+are sent, the header wins. Failed attempts are counted per client address (as resolved by
+web.proxies) and throttled; a valid key is never refused by that throttle.
+"""
+
+from flask import Flask, g, request
+from werkzeug.wrappers import Request
+
+from service import keys
+from service.errors import Unauthorized
+
+from .caching import KeyCache
+from .db import request_session
+from .errors import error_response
+from .limits import FAILED_AUTH_LIMIT, FailedAuthThrottle
+from .routes import request_policy
+
+HEADER = "X-API-Key"
+QUERY_PARAMETER = "api_key"
+
+
+def key_presented_in(request_: Request) -> str | None:
+    """The key a request carries: the header when present and non-empty, else the parameter."""
+    return request_.headers.get(HEADER) or request_.args.get(QUERY_PARAMETER) or None
+
+
+def params_without_key(request_: Request) -> list[tuple[str, str]]:
+    """The query parameters but ``api_key``, sorted: the same read made with any key and its
+    parameters in any order gives the same list (ETags and replayed responses use it)."""
+    return sorted(
+        (name, value)
+        for name, values in request_.args.lists()
+        if name != QUERY_PARAMETER
+        for value in values
+    )
+
+
+def presented_key() -> str | None:
+    """The key the current request carries (see :func:`key_presented_in`)."""
+    return key_presented_in(request)
+
+
+def init_auth(app: Flask, throttle: FailedAuthThrottle, key_cache: KeyCache) -> None:
+    """Register the before-request hook that authenticates requests to keyed routes."""
+
+    @app.before_request
+    def authenticate():
+        if request.method == "OPTIONS" or not request_policy().keyed:
+            return None
+        presented = presented_key()
+        key_hash = keys.hash_key(presented) if presented else None
+        known = key_cache.peek(key_hash) if key_hash else None
+        if known is not None:  # a key this worker verified moments ago: nothing to throttle
+            g.api_key = known
+            return None
+        try:
+            checked = keys.check_presented(presented)
+            g.api_key = key_cache.get_or_load(
+                key_hash, lambda: keys.authenticate(request_session(), checked)
+            )
+        except Unauthorized as error:
+            # Only failed attempts are throttled: a valid key is served whatever its address
+            # (behind a proxy, many customers may share one).
+            address = request.remote_addr or "unknown"
+            if throttle.exhausted(address):
+                return error_response(
+                    429,
+                    f"too many failed API key attempts from this address ({FAILED_AUTH_LIMIT})",
+                    headers={"Retry-After": str(throttle.retry_after(address))},
+                )
+            throttle.record(address)
+            return error_response(401, error.message)
+        return None

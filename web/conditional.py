@@ -1,0 +1,118 @@
+"""Conditional GETs: a strong ETag on every REST 200, and a free 304 for a matching If-None-Match.
+
+The tag is derived from the data version, the day (deals expire) and the normalized request
+(path and query parameters, without api_key), so it can be computed before running any query.
+A 304 is only ever an answer where the same request would have been a 200:
+
+- a tag this worker has sent on a 200 (so the request is known to succeed) from a key with
+  quota left is answered 304 before the quota hook, without charge;
+- any other matching tag (``*``, a tag another worker sent, a forged one) is answered by running
+  the request as usual: a 200 becomes a 304, charged like the 200; errors stay errors.
+
+Which requests get tags is each route's policy (web.routes: conditional). A tagged 200 may also
+be replayed (web.replay).
+"""
+
+import threading
+from collections.abc import Callable
+from datetime import date
+
+from cachetools import LRUCache
+from flask import Flask, Response, g, request
+from flask_limiter import Limiter
+
+from .auth import params_without_key
+from .caching import cache_key
+from .limits import held_units, quota_headers
+from .replay import mark_replayable
+from .routes import request_policy
+from .today import request_today
+
+CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
+
+
+def request_etag(version: int, today: date) -> str:
+    """The validator for the current request: same data, day and request give the same tag."""
+    return cache_key(version, today.isoformat(), request.path, params_without_key(request))[:32]
+
+
+def _matching(tag: str) -> str | None:
+    """The client's tag that matches ``tag`` (compressed variants carry an ":<algorithm>")."""
+    if "HTTP_IF_NONE_MATCH" not in request.environ:  # most requests: nothing to parse
+        return None
+    if request.if_none_match.star_tag:
+        return tag
+    for candidate in request.if_none_match.as_set():
+        if candidate.split(":", 1)[0] == tag:
+            return candidate
+    return None
+
+
+ISSUED_TAGS = 65_536  # tags remembered per worker (about 8 MiB at most)
+
+
+class IssuedTags:
+    """The tags this worker has sent on 200 responses, most recent first out of a bounded LRU."""
+
+    def __init__(self, size: int = ISSUED_TAGS) -> None:
+        self._tags: LRUCache[str, bool] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def add(self, tag: str) -> None:
+        with self._lock:
+            self._tags[tag] = True
+
+    def __contains__(self, tag: str) -> bool:
+        with self._lock:
+            return self._tags.get(tag, False)
+
+
+def _applies() -> bool:
+    """Reads by a valid key on a conditional route get ETags (GraphQL and /usage do not)."""
+    return g.get("api_key") is not None and request_policy().conditional
+
+
+def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
+    response = Response(status=304)
+    response.set_etag(client_tag)
+    response.headers["Cache-Control"] = CACHE_CONTROL
+    response.headers.update(quota_headers)
+    return response
+
+
+def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]) -> None:
+    """Register the 304 check (web.pipeline places it between the auth hook and the quota
+    hooks) and the ETag setter. ``version()`` gives the current data version."""
+    issued = IssuedTags()
+
+    @app.before_request
+    def not_modified() -> Response | None:
+        if request.method not in ("GET", "HEAD") or not _applies():
+            return None
+        current, today = version(), request_today()
+        g.etag = request_etag(current, today)
+        mark_replayable(current, today)
+        client_tag = _matching(g.etag)
+        if client_tag is None:
+            return None
+        if g.etag in issued:
+            headers = quota_headers(limiter, held=held_units(g.api_key))
+            if headers.get("X-RateLimit-Remaining") != "0":
+                return _not_modified(client_tag, headers)
+        g.revalidating = client_tag  # decided once the request has run (tag_response)
+        return None
+
+    @app.after_request
+    def tag_response(response: Response) -> Response:
+        tag = g.get("etag")
+        if response.status_code != 200 or not tag:
+            return response
+        issued.add(tag)
+        client_tag = g.get("revalidating")
+        if client_tag is not None:
+            kept = {k: v for k, v in response.headers.items() if k.lower().startswith("x-")}
+            response = _not_modified(client_tag, kept)
+        elif not response.get_etag()[0]:
+            response.set_etag(tag)
+            response.headers["Cache-Control"] = CACHE_CONTROL
+        return response

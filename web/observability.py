@@ -1,0 +1,175 @@
+"""Prometheus metrics at /metrics (grouped by route) and one JSON log line per request.
+
+Neither is metered or needs an API key. /metrics is served only when METRICS_TOKEN is set, and
+only to requests sending it as ``Authorization: Bearer <token>``; any other request for it gets
+the 404 an unknown path gets. Metric labels are bounded: route template (never the raw path),
+status, and method when it is a standard one (made-up methods all count as ``other``).
+
+With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py sets it for several workers) every worker
+writes its metrics to files there and /metrics on any worker reports the sum over all of them;
+without it each app has a registry of its own. Log lines carry the request id, method, route,
+status, duration, the client address and the key's id, never the key itself.
+
+Both are written by :class:`RequestRecorder`, which the Flask hooks below and the replay lane in
+front of Flask (web.accel.replay) call alike, so a replayed response is logged and counted like any
+other. The log goes straight from structlog to the stream as one orjson line: no stdlib logging
+record, handler or formatter per request.
+"""
+
+import hmac
+import os
+import sys
+import time
+from dataclasses import dataclass
+from typing import IO, Any
+
+import orjson
+import structlog
+from flask import Flask, Response, g, request
+from prometheus_client import CollectorRegistry, Counter, Histogram, values
+from prometheus_flask_exporter import PrometheusMetrics
+from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+from werkzeug.exceptions import NotFound
+
+METRICS_PATH = "/metrics"
+MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
+# The series prometheus-flask-exporter publishes by default, under the same names and labels.
+DURATION_METRIC = "flask_http_request_duration_seconds"
+TOTAL_METRIC = "flask_http_request_total"
+ROUTE_LABEL = "url_rule"
+UNROUTED = "unrouted"
+# Method label values; anything else a client sends is counted as OTHER_METHOD, so made-up
+# methods cannot add series.
+KNOWN_METHODS = frozenset(
+    ("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT")
+)
+OTHER_METHOD = "other"
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """What is known of a finished request: the log line's fields and the metric labels."""
+
+    request_id: str | None
+    method: str
+    route: str
+    status: int
+    duration_s: float
+    key_id: int | None
+    client: str | None = None  # the client address (web.proxies resolves it behind proxies)
+
+
+class RequestRecorder:
+    """Writes each finished request to the access log and the request metrics."""
+
+    def __init__(self, stream: IO[bytes], registry: CollectorRegistry | None) -> None:
+        self._log = structlog.wrap_logger(
+            structlog.BytesLogger(stream),
+            processors=[
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.add_log_level,
+                structlog.processors.JSONRenderer(serializer=orjson.dumps),
+            ],
+            wrapper_class=structlog.make_filtering_bound_logger("info"),
+            cache_logger_on_first_use=True,
+        )
+        self._duration = Histogram(
+            DURATION_METRIC,
+            "HTTP request duration in seconds",
+            ("method", ROUTE_LABEL, "status"),
+            registry=registry,
+        )
+        self._total = Counter(
+            TOTAL_METRIC, "Total number of HTTP requests", ("method", "status"), registry=registry
+        )
+
+    def record(self, done: RequestRecord) -> None:
+        """Log ``done`` as one JSON line and count it in the metrics (scrapes are only logged)."""
+        self._log.info(
+            "request",
+            request_id=done.request_id,
+            method=done.method,
+            route=done.route,
+            status=done.status,
+            duration_ms=round(done.duration_s * 1000, 2),
+            key_id=done.key_id,
+            client=done.client,
+        )
+        if done.route == METRICS_PATH:
+            return
+        method = done.method if done.method in KNOWN_METHODS else OTHER_METHOD
+        self._duration.labels(method, done.route, done.status).observe(done.duration_s)
+        self._total.labels(method, done.status).inc()
+
+
+def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> RequestRecorder:
+    """Register the request log and the metrics endpoint (a registry per app, not global).
+
+    ``log_stream`` receives the JSON lines (standard error by default). /metrics answers only
+    requests carrying ``app.config["METRICS_TOKEN"]`` as a Bearer token (none when it is unset).
+    """
+    metrics = _metrics(app)
+    token = app.config.get("METRICS_TOKEN")
+    scrape_token = token.encode() if token else None
+    multiprocess = isinstance(metrics, GunicornInternalPrometheusMetrics)
+    recorder = RequestRecorder(
+        log_stream or sys.stderr.buffer,
+        # Multiprocess values live in the per-worker files the exporter's collector reads.
+        None if multiprocess else metrics.registry,
+    )
+
+    @app.before_request
+    def start_clock() -> None:
+        g.started = time.perf_counter()
+        if request.path == METRICS_PATH and not _is_scrape(
+            request.headers.get("Authorization"), scrape_token
+        ):
+            _hide_route()
+
+    @app.after_request
+    def record_request(response: Response) -> Response:
+        api_key = g.get("api_key")
+        recorder.record(
+            RequestRecord(
+                request_id=g.get("request_id"),
+                method=request.method,
+                route=request.url_rule.rule if request.url_rule else UNROUTED,
+                status=response.status_code,
+                duration_s=time.perf_counter() - g.get("started", time.perf_counter()),
+                key_id=api_key.id if api_key is not None else None,
+                client=request.remote_addr,
+            )
+        )
+        return response
+
+    return recorder
+
+
+def _is_scrape(authorization: str | None, token: bytes | None) -> bool:
+    """True when ``authorization`` is ``Bearer <token>`` (compared in constant time)."""
+    if token is None or authorization is None:
+        return False
+    scheme, _, credentials = authorization.partition(" ")
+    sent = credentials.strip().encode("utf-8", "surrogateescape")
+    return scheme.lower() == "bearer" and hmac.compare_digest(sent, token)
+
+
+def _hide_route() -> None:
+    """Route this request as an unknown path: the app's ordinary 404, every hook as for one."""
+    request.url_rule = None
+    request.view_args = None
+    request.routing_exception = NotFound()
+
+
+def _metrics(app: Flask) -> Any:
+    """Per-worker files summed on each scrape with PROMETHEUS_MULTIPROC_DIR, else a per-app
+    registry (many apps share a test process, so never the global default registry)."""
+    if MULTIPROC_DIR_ENV not in os.environ:
+        return PrometheusMetrics(
+            app, path=METRICS_PATH, export_defaults=False, registry=CollectorRegistry()
+        )
+    if not getattr(values.ValueClass, "_multiprocess", False):
+        raise RuntimeError(
+            f"{MULTIPROC_DIR_ENV} must be set before prometheus_client is first imported"
+        )
+    return GunicornInternalPrometheusMetrics(app, path=METRICS_PATH, export_defaults=False)

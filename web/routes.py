@@ -1,0 +1,104 @@
+"""Route policy: whether a request needs an API key, is charged to the key's quota, and gets ETags.
+
+A route declares its policy where it is defined, with :func:`route_policy` on its view function.
+Requests that match no route (a 404, a 405) and routes that declare nothing take the policy of
+the path they fall under, declared with :func:`declare_paths` by the edge that owns the path;
+anything else is open (no key, no charge, no ETag). The web hooks (auth, conditional requests,
+quota) read the current request's policy from :func:`request_policy`.
+"""
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from flask import Flask, current_app, g, request
+
+V = TypeVar("V", bound=Callable[..., object])
+
+POLICY_ATTRIBUTE = "route_policy"  # on a view function
+PATHS_EXTENSION = "cds.route_paths"
+
+
+@dataclass(frozen=True)
+class RoutePolicy:
+    keyed: bool = False  # a request without a valid key is refused (401)
+    metered: bool = False  # a keyed request is charged to the key's quota
+    conditional: bool = False  # a keyed 200 carries an ETag; a matching If-None-Match gets a 304
+    # A request this accepts is served as open (the GraphiQL page: GET /graphql without a query).
+    open_when: Callable[[], bool] | None = None
+
+
+OPEN = RoutePolicy()
+
+
+def route_policy(
+    *,
+    keyed: bool,
+    metered: bool,
+    conditional: bool,
+    open_when: Callable[[], bool] | None = None,
+) -> Callable[[V], V]:
+    """Declare a view's policy (put it right under the route decorator: it marks the function
+    the route registers)."""
+    policy = RoutePolicy(keyed, metered, conditional, open_when)
+
+    def declare(view: V) -> V:
+        setattr(view, POLICY_ATTRIBUTE, policy)
+        return view
+
+    return declare
+
+
+@dataclass
+class PathPolicies:
+    """Policies by path: exact paths first, then the longest matching prefix."""
+
+    exact: dict[str, RoutePolicy] = field(default_factory=dict)
+    prefixes: list[tuple[str, RoutePolicy]] = field(default_factory=list)
+
+    def lookup(self, path: str) -> RoutePolicy:
+        found = self.exact.get(path)
+        if found is not None:
+            return found
+        for prefix, policy in self.prefixes:
+            if path.startswith(prefix):
+                return policy
+        return OPEN
+
+
+def declare_paths(
+    app: Flask,
+    policy: RoutePolicy,
+    *,
+    exact: Iterable[str] = (),
+    prefixes: Iterable[str] = (),
+) -> None:
+    """Give ``policy`` to requests for the ``exact`` paths or paths starting with one of
+    ``prefixes`` whose route declares no policy of its own, or that match no route."""
+    paths: PathPolicies = app.extensions.setdefault(PATHS_EXTENSION, PathPolicies())
+    for path in exact:
+        paths.exact[path] = policy
+    paths.prefixes.extend((prefix, policy) for prefix in prefixes)
+    paths.prefixes.sort(key=lambda entry: len(entry[0]), reverse=True)
+
+
+def declared_policy(app: Flask, endpoint: str | None, path: str) -> RoutePolicy:
+    """The policy declared for ``endpoint`` (None: no route matched) at ``path``."""
+    if endpoint is not None:
+        view = app.view_functions.get(endpoint)
+        declared: RoutePolicy | None = getattr(view, POLICY_ATTRIBUTE, None)
+        if declared is not None:
+            return declared
+    paths: PathPolicies | None = app.extensions.get(PATHS_EXTENSION)
+    return paths.lookup(path) if paths is not None else OPEN
+
+
+def request_policy() -> RoutePolicy:
+    """The current request's policy, worked out once per request."""
+    policy: RoutePolicy | None = g.get("route_policy")
+    if policy is None:
+        policy = declared_policy(current_app, request.endpoint, request.path)
+        if policy.open_when is not None and policy.open_when():
+            policy = OPEN
+        g.route_policy = policy
+    return policy
