@@ -31,7 +31,7 @@ from models.db import make_engine, make_session_factory
 from seed import Dataset, load_dataset
 from service import keys
 from service.keys import NewKey
-from tests.servers import redis_server
+from tests.servers import redis_server, stop
 
 STATE_TTL_MS = 200  # the served app's key cache: revocations reach every worker within this
 
@@ -286,12 +286,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, tiny_dataset: Dataset) -> I
                 )
             finally:
                 watchdog.cancel()
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(timeout=5)
+                stop(process)
 
 
 # ---- (b) plaintext keys never reach gunicorn's logs -----------------------------------------

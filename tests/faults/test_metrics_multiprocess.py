@@ -36,6 +36,7 @@ from tests.backends.test_key_hygiene import (
     get_status,
     occupied_worker,
 )
+from tests.servers import stop
 from web.observability import MULTIPROC_DIR_ENV, init_observability
 
 LAWS_RULE = "/api/v1/laws/<string:state>"
@@ -150,12 +151,7 @@ def gunicorn(
             yield Gunicorn(port, Path(summed_in[0]))
         finally:
             watchdog.cancel()
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=5)
+            stop(process)
 
 
 def _laws_count_per_file(metrics_dir: Path) -> dict[str, float]:

@@ -15,6 +15,7 @@ from flask import Flask
 
 from app import REQUEST_ENGINE_EXTENSION
 from graphql_schema.cost import MAX_SPREADS
+from graphql_schema.view import EXAMPLE_QUERY
 from service import keys
 from web.db import SESSIONS_EXTENSION
 
@@ -41,18 +42,6 @@ README_NESTED = """query NearbyWithDeals {
       deals(limit: 1) { title discount expires }
       menu(limit: 1) { name price strain { slug thc } }
       law { recreational possessionLimitOz deliveryLegal }
-    }
-  }
-}"""
-GRAPHIQL_EXAMPLE = """query NearbyWithDeals {
-  dispensaries(zip: "80202", radius: 5, limit: 3) {
-    total
-    items {
-      id
-      name
-      distance
-      deals(limit: 2) { title discount expires }
-      law { recreational possessionLimitOz }
     }
   }
 }"""
@@ -253,7 +242,7 @@ def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(g
         # strain 3) + law 4) = 2 + 2 x 18.
         (README_NESTED, 38),
         # 1 + 1 + 3 x (1 + 3 + deals 2 x 4 + law 3).
-        (GRAPHIQL_EXAMPLE, 47),
+        (EXAMPLE_QUERY, 47),  # the example the served GraphiQL page opens with
         # 1 + 1 + 20 x (1 + id name 2 + deals 5 x 3 + menu 100 x (1 + 2 + strain 2) + law 2).
         (BENCH_NESTED, 10_402),
         # 56 laws x (1 + 2 fields): laws has no limit, so every record counts.
