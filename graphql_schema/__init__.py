@@ -4,6 +4,8 @@ May import web, service (and models for type hints), strawberry, graphql-core an
 and context only); never rest or seed.
 """
 
+from typing import Any
+
 from flask import Flask
 
 from web.caching import PageCache
@@ -11,6 +13,7 @@ from web.routes import RoutePolicy, declare_paths, route_policy
 from web.settings import page_cache_bytes
 from web.state import web_state
 
+from .accel.result_cache import CachingGraphQLView
 from .schema import make_schema
 from .view import ApiGraphQLView, assets, is_ide_request
 
@@ -24,21 +27,26 @@ def init_graphql(app: Flask) -> None:
 
     Operations need a key and are charged; the GraphiQL page (a GET without a query) is open.
     The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and ``GRAPHQL_TIME_BUDGET_MS``;
-    with ``SPEED_TRICKS`` off the schema runs on Strawberry's own execution.
+    with ``SPEED_TRICKS`` off the schema runs on Strawberry's own execution and the view keeps
+    no result cache.
     """
     state = web_state(app)
-    schema = make_schema(
-        stock=not app.config["SPEED_TRICKS"], cost_budget=app.config["GRAPHQL_COST_BUDGET"]
-    )
-    view = ApiGraphQLView.as_view(
-        "graphql",
-        schema=schema,
-        limiter=state.limiter,
-        version=state.version.get,
-        results=PageCache(page_cache_bytes(app)),
-        time_budget_ms=app.config["GRAPHQL_TIME_BUDGET_MS"],
-        graphql_ide="graphiql",
-    )
+    tricks = app.config["SPEED_TRICKS"]
+    options: dict[str, Any] = {
+        "schema": make_schema(stock=not tricks, cost_budget=app.config["GRAPHQL_COST_BUDGET"]),
+        "limiter": state.limiter,
+        "time_budget_ms": app.config["GRAPHQL_TIME_BUDGET_MS"],
+        "graphql_ide": "graphiql",
+    }
+    if tricks:
+        view = CachingGraphQLView.as_view(
+            "graphql",
+            version=state.version.get,
+            results=PageCache(page_cache_bytes(app)),
+            **options,
+        )
+    else:
+        view = ApiGraphQLView.as_view("graphql", **options)
     route_policy(keyed=True, metered=True, conditional=False, open_when=is_ide_request)(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
     # Other methods on /graphql (405) need a key and are charged like operations.

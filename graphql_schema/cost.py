@@ -255,7 +255,8 @@ def _shown(cost: int) -> str:
 
 class CostLimits(SchemaExtension):
     """Refuse a document over a limit before graphql-core's own validation runs (which would
-    otherwise take its time over it); note an admitted document's cost in the Context."""
+    otherwise take its time over it); note an admitted document's cost in the Context and in
+    the result's extensions (the view keeps it only on results with data)."""
 
     def __init__(self, limits: DocumentLimits) -> None:
         super().__init__()
@@ -271,3 +272,8 @@ class CostLimits(SchemaExtension):
             if isinstance(context.context, Context):
                 context.context.cost = {"requested": requested, "budget": self.limits.budget}
         yield
+
+    def get_results(self) -> dict[str, Any]:
+        context = self.execution_context.context
+        cost = context.cost if isinstance(context, Context) else None
+        return {} if cost is None else {"cost": cost}

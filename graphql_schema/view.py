@@ -2,8 +2,6 @@
 
 import json
 import time
-from collections.abc import Callable
-from datetime import date
 from typing import Any
 
 import orjson
@@ -11,14 +9,12 @@ from cross_web import HTTPException as TransportError
 from flask import Blueprint, Request, Response, abort, g, request
 from flask_limiter import Limiter
 from strawberry.flask.views import GraphQLView
-from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
+from strawberry.http import GraphQLHTTPResponse
 from strawberry.http.ides import get_graphql_ide_html
-from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
 from service.errors import TimeBudgetExceeded
-from web.caching import PageCache, cache_key
 from web.csp import page_headers
 from web.db import request_connection, request_session
 from web.limits import quota_snapshot
@@ -82,14 +78,9 @@ def offline_graphiql_html() -> str:
 class ApiGraphQLView(GraphQLView):
     """Runs operations with a per-request Context and reports the caller's quota.
 
-    Results without errors are cached by data version, day, method, document, variables and
-    operation name: the data only changes with a seed or import, so a repeated query is answered
-    without parsing, validating or resolving it again (it is still authenticated and charged).
-    Such responses are also marked replayable (web.replay).
-
     Each operation has ``time_budget_ms`` from the start of the request; past it, execution stops
     and the request ends with a 503 envelope. An admitted document's cost estimate is reported
-    in ``extensions.cost`` (kept with a stored result: it is fixed per document and variables).
+    in ``extensions.cost`` (from the CostLimits extension's results).
     """
 
     # One instance serves every request (it keeps only what __init__ sets, read-only after):
@@ -100,15 +91,11 @@ class ApiGraphQLView(GraphQLView):
         self,
         *,
         limiter: Limiter,
-        version: Callable[[], int],
-        results: PageCache[bytes],
         time_budget_ms: int,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self._limiter = limiter
-        self._version = version
-        self._results = results
         self._time_budget_ms = time_budget_ms
         self._ide_html = offline_graphiql_html()
         # Its icon and fonts are data: URLs; its scripts post operations to /graphql.
@@ -139,65 +126,17 @@ class ApiGraphQLView(GraphQLView):
         except RecursionError:  # [[[[...]]]]: the decoder's stack, not a server fault
             raise TransportError(400, "JSON in the request is nested too deeply") from None
 
-    def execute_single(
-        self,
-        request: Request,
-        request_adapter: SyncHTTPRequestAdapter,
-        sub_response: Response,
-        context: Context,
-        root_value: Any,
-        request_data: GraphQLRequestData,
-    ) -> ExecutionResult:
-        version = self._version() if self._results.enabled else None
-        tag = self._result_tag(request_adapter.method, request_data, version, context.today)
-        if tag is not None and (cached := self._results.get(tag)) is not None:
-            data, cost = orjson.loads(cached)
-            result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
-        else:
-            try:
-                result = super().execute_single(
-                    request, request_adapter, sub_response, context, root_value, request_data
-                )
-            except OperationTimeout:
-                raise TimeBudgetExceeded(
-                    f"the GraphQL operation ran past its time budget of {self._time_budget_ms} ms "
-                    "and was stopped; ask for less (lower limits, fewer nested lists) or split it"
-                ) from None
-            if context.cost is not None and result.data is not None:
-                result.extensions = {**(result.extensions or {}), "cost": context.cost}
-            if tag is not None and not result.errors and result.data is not None:
-                self._results.put(tag, orjson.dumps([result.data, context.cost]))
-        if tag is not None and version is not None and not result.errors:
-            g.graphql_cacheable = (version, context.today)
-        return result
-
-    def _result_tag(
-        self, method: str, data: GraphQLRequestData, version: int | None, today: date
-    ) -> str | None:
-        """The cache key of an operation, or None when it cannot be cached."""
-        if version is None:
-            return None
-        try:
-            variables = orjson.dumps(data.variables, option=orjson.OPT_SORT_KEYS)
-        except TypeError:
-            return None  # not plain JSON (cannot come from a request, but stay safe)
-        if not isinstance(data.query, str) or data.extensions:
-            return None
-        return cache_key(
-            version, today.isoformat(), method, data.query, variables, data.operation_name
-        )
-
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
         if result.errors:
             result.errors = [shape_error(error) for error in result.errors]
         data = super().process_result(request, result)
-        extensions = dict(data.get("extensions") or {})
+        extensions = dict(data.pop("extensions", None) or {})
         # The cost goes after the quota: a replay replaces the quota and keeps what follows.
         cost = extensions.pop("cost", None)
         quota = quota_snapshot(self._limiter)
         if quota is not None:
             extensions["rateLimit"] = quota
-        if cost is not None:
+        if cost is not None and data.get("data") is not None:
             extensions["cost"] = cost
         if extensions:
             data["extensions"] = extensions
@@ -210,6 +149,11 @@ class ApiGraphQLView(GraphQLView):
     def dispatch_request(self) -> Any:
         try:
             return self.run(request=request)
+        except OperationTimeout:
+            raise TimeBudgetExceeded(
+                f"the GraphQL operation ran past its time budget of {self._time_budget_ms} ms "
+                "and was stopped; ask for less (lower limits, fewer nested lists) or split it"
+            ) from None
         except UnicodeDecodeError:
             abort(400, description="request body is not valid UTF-8 JSON")
         except TransportError as error:

@@ -4,9 +4,11 @@ May import web, service (and models for type hints), flask, marshmallow, webargs
 flask_smorest; never graphql_schema or seed.
 """
 
-from flask import Flask
+from flask import Flask, Response
 from flask_smorest import Api
+from werkzeug.exceptions import HTTPException
 
+from web.errors import http_error_response
 from web.routes import OPEN, RoutePolicy, declare_paths
 
 from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
@@ -18,13 +20,14 @@ API_PREFIX = "/api/v1"
 
 
 class EnvelopeApi(Api):
-    """flask-smorest Api whose errors are rendered app-wide by web.errors, not by itself."""
+    """flask-smorest Api whose HTTP errors have the app-wide envelope of web.errors."""
 
     ERROR_SCHEMA = ErrorEnvelopeSchema
     DEFAULT_ERROR_RESPONSE_NAME = None  # each operation lists its own error statuses
 
-    def _register_error_handlers(self) -> None:
-        """Leave error rendering to web.errors.init_error_handlers."""
+    def handle_http_exception(self, error: HTTPException) -> Response:
+        """flask-smorest's documented hook for its HTTPException handler."""
+        return http_error_response(error)
 
 
 def init_rest(app: Flask) -> Api:

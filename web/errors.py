@@ -57,6 +57,14 @@ def _http_message(error: HTTPException) -> str:
     return error.description or error.name
 
 
+def http_error_response(error: HTTPException) -> Response:
+    """The envelope for a werkzeug HTTP error (404, 405, a webargs 422 turned 400, ...)."""
+    code = error.code or 500
+    # Keep the exception's own headers (Allow on 405) but not its HTML content type.
+    headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
+    return error_response(code, _http_message(error), headers=headers)
+
+
 def init_error_handlers(app: Flask) -> None:
     """Register the handlers that turn every exception into an envelope."""
 
@@ -72,12 +80,7 @@ def init_error_handlers(app: Flask) -> None:
             "in Retry-After, then retry with exponential backoff",
         )
 
-    @app.errorhandler(HTTPException)
-    def http_error(error: HTTPException) -> Response:
-        code = error.code or 500
-        # Keep the exception's own headers (Allow on 405) but not its HTML content type.
-        headers = {k: v for k, v in error.get_headers() if k.lower() != "content-type"}
-        return error_response(code, _http_message(error), headers=headers)
+    app.register_error_handler(HTTPException, http_error_response)
 
     @app.errorhandler(Exception)
     def unexpected(error: Exception) -> Response:

@@ -28,6 +28,7 @@ KNOWN = {
     "graphql_schema.accel.direct",
     "graphql_schema.accel.execution",
     "graphql_schema.accel.nodes",
+    "graphql_schema.accel.result_cache",
     "rest.accel.dumping",
 }
 

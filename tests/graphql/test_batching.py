@@ -67,6 +67,7 @@ def client(app: Flask) -> Iterator[FlaskClient]:
         yield client
 
 
+@pytest.mark.usefixtures("speed_tricks")  # the result cache is a speed trick
 def test_a_repeated_query_is_answered_from_the_result_cache(
     make_app, api_keys: dict, run: Run
 ) -> None:

@@ -322,6 +322,7 @@ def test_documents_the_cost_walk_cannot_size_are_left_to_graphql_cores_rules(
     assert error["extensions"] == {"code": 400}
 
 
+@pytest.mark.usefixtures("speed_tricks")  # the replay lane and the result cache are tricks
 def test_a_replayed_and_a_stored_result_keep_the_cost(
     make_app, api_keys: dict, count_statements
 ) -> None:

@@ -1,0 +1,80 @@
+"""A result cache in front of Strawberry's execution: a repeated operation is answered without
+parsing, validating or resolving it again (it is still authenticated and charged).
+
+Private names: Strawberry's ``SyncBaseHTTPView.execute_single`` (undocumented; overridden to
+answer from the cache before the schema is asked) and its ``SyncHTTPRequestAdapter`` (the
+request adapter it is passed). With ``SPEED_TRICKS`` off the view has no result cache.
+"""
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+import orjson
+from flask import Request, Response, g
+from strawberry.http import GraphQLRequestData
+from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
+from strawberry.types import ExecutionResult
+
+from web.caching import PageCache, cache_key
+
+from ..context import Context
+from ..view import ApiGraphQLView
+
+PRIVATE_API = (
+    "strawberry.http.sync_base_view.SyncBaseHTTPView.execute_single",
+    "strawberry.http.sync_base_view.SyncHTTPRequestAdapter",
+)
+
+
+class CachingGraphQLView(ApiGraphQLView):
+    """Results without errors are kept by data version, day, method, document, variables and
+    operation name (the data only changes with a seed or import), with the document's cost;
+    such responses are marked replayable (``web.replay``)."""
+
+    def __init__(
+        self, *, version: Callable[[], int], results: PageCache[bytes], **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self._version = version
+        self._results = results
+
+    def execute_single(
+        self,
+        request: Request,
+        request_adapter: SyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: Any,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        version = self._version() if self._results.enabled else None
+        tag = _result_tag(request_adapter.method, request_data, version, context.today)
+        if tag is not None and (cached := self._results.get(tag)) is not None:
+            data, cost = orjson.loads(cached)
+            result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
+        else:
+            result = super().execute_single(
+                request, request_adapter, sub_response, context, root_value, request_data
+            )
+            if tag is not None and not result.errors and result.data is not None:
+                cost = (result.extensions or {}).get("cost")
+                self._results.put(tag, orjson.dumps([result.data, cost]))
+        if tag is not None and version is not None and not result.errors:
+            g.graphql_cacheable = (version, context.today)
+        return result
+
+
+def _result_tag(
+    method: str, data: GraphQLRequestData, version: int | None, today: date
+) -> str | None:
+    """The cache key of an operation, or None when it cannot be cached."""
+    if version is None:
+        return None
+    try:
+        variables = orjson.dumps(data.variables, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return None  # not plain JSON (cannot come from a request, but stay safe)
+    if not isinstance(data.query, str) or data.extensions:
+        return None
+    return cache_key(version, today.isoformat(), method, data.query, variables, data.operation_name)
