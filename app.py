@@ -21,6 +21,7 @@ from web.db import (
     init_database,
 )
 from web.limits import LIMITER_EXTENSION
+from web.quickstart import make_quickstart_command
 from web.serving import make_serve_command
 from web.settings import configure
 from web.wiring import init_web
@@ -49,8 +50,11 @@ def create_app(config: Mapping[str, Any] | None = None) -> Flask:
 
 
 def _init_cli(app: Flask) -> None:
-    """``flask seed``, ``flask data ...``, ``flask keys ...`` and ``flask serve``."""
-    app.cli.add_command(make_seed_command(lambda: app.extensions[ENGINE_EXTENSION]))
-    app.cli.add_command(make_data_group(lambda: app.extensions[ENGINE_EXTENSION]))
-    app.cli.add_command(make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION]))
-    app.cli.add_command(make_serve_command(app))
+    """``flask seed``, ``data ...``, ``keys ...``, ``serve`` and ``quickstart`` (the last three
+    in one)."""
+    seed = make_seed_command(lambda: app.extensions[ENGINE_EXTENSION])
+    keys = make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION])
+    serve = make_serve_command(app)
+    for command in (seed, make_data_group(lambda: app.extensions[ENGINE_EXTENSION]), keys, serve):
+        app.cli.add_command(command)
+    app.cli.add_command(make_quickstart_command(seed, keys.commands["create"], serve))

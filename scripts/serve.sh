@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Quick start, part 1: install, seed the database if it is empty, show how to get a key, serve.
+# Quick start, part 1: install (only when pyproject.toml changed), then `flask quickstart`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
+PORT="${PORT:-5000}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
-export FLASK_APP=app
-.venv/bin/flask seed --if-empty
-.venv/bin/flask keys create --tier free --name "local demo" --if-none
-echo "Serving on http://127.0.0.1:${PORT:-5000} (Ctrl-C stops). Try:"
-echo "  curl -H 'X-API-Key: <your key>' http://127.0.0.1:${PORT:-5000}/api/v1/strains?limit=2"
-exec .venv/bin/flask serve --host 127.0.0.1 --port "${PORT:-5000}"
+# The install is remembered by the hash of pyproject.toml: a restart needs no package index.
+STAMP=.venv/.installed-pyproject
+wanted="$(.venv/bin/python -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' pyproject.toml)"
+if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
+  echo "$wanted" > "$STAMP"
+fi
+# One process seeds when empty, creates a key when there is none, prints a call to paste, serves.
+exec .venv/bin/flask --app app quickstart --port "$PORT"

@@ -154,15 +154,17 @@ def make_keys_group(get_sessions: Callable[[], sessionmaker[Session]]) -> click.
     @click.option("--limit", type=int, default=None, help="Requests per hour (enterprise only).")
     @click.option("--name", default="", help="Who or what the key is for.")
     @click.option("--if-none", is_flag=True, help="Only create one when no active key exists.")
-    def create(tier: str, limit: int | None, name: str, if_none: bool) -> None:
-        """Create a key and print it once, alone on the last line."""
+    def create(tier: str, limit: int | None, name: str, if_none: bool) -> str | None:
+        """Create a key and print it once, alone on the last line (returned to a caller that
+        invokes this command, None when ``--if-none`` found one)."""
         with get_sessions()() as session:
             if if_none and any(k.revoked_at is None for k in keys.list_keys(session)):
                 click.echo(
-                    "API keys already exist (flask --app app keys list). Create another with:\n"
-                    "  flask --app app keys create --tier free --name NAME"
+                    "API keys already exist (list them: .venv/bin/flask --app app keys list). "
+                    "Create another with:\n"
+                    "  .venv/bin/flask --app app keys create --tier free --name NAME"
                 )
-                return
+                return None
             try:
                 new = keys.create_key(session, tier=tier, name=name, hourly_limit=limit)
             except ServiceError as exc:
@@ -172,6 +174,7 @@ def make_keys_group(get_sessions: Callable[[], sessionmaker[Session]]) -> click.
                 f"Created {tier} key #{new.record.id}. It is shown only now; store it safely:"
             )
             click.echo(new.plaintext)
+            return new.plaintext
 
     @keys_group.command("list")
     def list_command() -> None:
