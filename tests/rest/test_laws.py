@@ -69,3 +69,21 @@ def test_unknown_state_is_a_404_envelope(api, state: str) -> None:
     assert body["success"] is False
     assert body["error"]["code"] == 404
     assert "data" not in body
+
+
+def test_south_dakota_patients_may_grow_four_plants(api) -> None:
+    # SDCL 34-20G-1 as amended in 2022: two flowering and two non-flowering plants.
+    law = api.json("/api/v1/laws/SD")["data"]
+    assert (law["home_grow"], law["home_grow_plants"]) == (True, 4)
+    assert law["updated"] == "2026-11-25"
+    assert "2 flowering and 2 not" in RECORDS["SD"]["notes"]
+    assert "https://sdlegislature.gov/Statutes/34-20G-1" in RECORDS["SD"]["sources"]
+
+
+def test_kentucky_possession_is_the_limit_on_the_person_like_every_other_record(api) -> None:
+    # 37.5 g (a 10-day supply) on the person; the 30-day supply of 112 g is what may stay home.
+    law = api.json("/api/v1/laws/KY")["data"]
+    assert law["possession_limit_oz"] == 1.32
+    assert round(37.5 / 28.349523125, 2) == law["possession_limit_oz"]
+    assert law["updated"] == "2026-11-25"
+    assert "37.5 g raw plant (1.32 oz)" in RECORDS["KY"]["notes"]
