@@ -1,13 +1,11 @@
 """Production entrypoint: ``gunicorn -c gunicorn.conf.py`` (settings from the environment).
 
-Sync workers, one per core by default (measured here: threads gave no throughput and a worse
-p99); in production they sit behind the buffering nginx of deploy/nginx, which keeps slow
-clients away from them. No log line shows an API key: the logger below redacts every spelling
-of ``api_key`` in queries, the X-API-Key header and key-shaped words, in access lines and in
-gunicorn's own messages ("Invalid request from ...") alike. Quotas counted in memory:// with
-more than one worker are refused at start (each worker would count its own). With more than one
-worker, Prometheus metrics are summed over the workers through the files in
-PROMETHEUS_MULTIPROC_DIR (a private temporary directory unless the operator names one).
+Sync workers, one per core by default, behind the buffering nginx of deploy/nginx (which keeps
+slow clients away from them). The logger below redacts API keys (``api_key`` in queries, the
+X-API-Key header, key-shaped words) from access lines and gunicorn's own messages. Quotas in
+memory:// with several workers are refused at start (each would count its own); several workers
+sum their Prometheus metrics through PROMETHEUS_MULTIPROC_DIR (a private temporary directory
+unless the operator names one).
 """
 
 import gc
@@ -41,8 +39,8 @@ worker_class = "gthread" if threads > 1 else "sync"
 timeout = _int_env("GUNICORN_TIMEOUT", 30)  # a stuck worker is replaced after this
 graceful_timeout = _int_env("GUNICORN_GRACEFUL_TIMEOUT", 30)  # SIGTERM: finish in-flight work
 keepalive = 5
-# Recycle a worker after this many requests (a guard against slow leaks). A worker answers a few
-# thousand requests a second and a new one needs about a second to start, so not too often.
+# Recycle a worker after this many requests (a guard against slow leaks); a new worker is slow
+# to start, so not too often.
 max_requests = _int_env("GUNICORN_MAX_REQUESTS", 1_000_000)
 max_requests_jitter = max_requests // 10
 preload_app = os.environ.get("GUNICORN_PRELOAD", "") == "1"
@@ -160,9 +158,8 @@ _collector: CollectBetweenRequests | None = None
 def post_worker_init(worker) -> None:  # type: ignore[no-untyped-def]
     """The app is built: keep its long-lived objects (routes, schemas, the ZIP code table, ...)
     out of the garbage collector's full passes, which would otherwise walk them all and pause
-    a request for tens of milliseconds now and then. With speed tricks on, a sync worker (one
-    request at a time) then collects between requests rather than during them
-    (web.accel.gc_schedule)."""
+    requests. With speed tricks on, a sync worker (one request at a time) then collects between
+    requests rather than during them (web.accel.gc_schedule)."""
     global _collector
     gc.collect()
     gc.freeze()

@@ -1,18 +1,16 @@
-"""GraphQL validation: time linear in the document, and a small share of a nested page's time.
+"""GraphQL validation timings: how they grow with the document, and their share of a page.
 
 Usage: .venv/bin/python bench/graphql_validation.py [--repeat 20] [--database-url URL]
 
-1. Documents of n fragments, each spreading the next twice (``query Q { ...F0 }``), through the
-   served schema's whole pre-execution pipeline (parse, the cost limits, graphql-core's rules when
-   admitted); then the cost walk alone with the spread limit lifted, and, for comparison,
-   Strawberry's depth and alias limiters (the rules the walk replaced) up to 16 fragments.
+1. Documents of n fragments, each spreading the next twice, through the served schema's whole
+   pre-execution pipeline; the cost walk alone; Strawberry's depth and alias limiters (up to 16).
 2. Admitted documents near the 2,000-token limit through the whole pipeline.
-3. The cost check against the in-process nested page of bench/run.py, and the most expensive
-   admissible document found, at full scale. Without --database-url (or DATABASE_URL) the full
-   demo dataset is built into a temporary SQLite file first (about 10 s).
+3. At full scale: the cost check against bench/run.py's nested page, and the most expensive
+   admissible document found. Without --database-url (or DATABASE_URL) the full demo dataset is
+   built into a temporary SQLite file first.
 
-Every document text is new to the caches each time it is timed (its operation name changes).
-Numbers are wall-clock on a shared machine: compare them with each other.
+Each timed document is new to the caches (its operation name changes). Numbers are wall-clock
+on a shared machine: compare them with each other.
 """
 
 import argparse
@@ -40,7 +38,7 @@ from service import keys
 from web.db import SESSIONS_EXTENSION
 
 FRAGMENTS = (10, 20, 40, 80)
-BEFORE = (8, 10, 12, 14, 16)  # the old limiters double their time per fragment
+BEFORE = (8, 10, 12, 14, 16)  # Strawberry's limiters double their time per fragment
 TYPE_NAMES = (
     "__schema { types { fields { name description isDeprecated deprecationReason "
     "type { name kind } args { name description defaultValue type { name kind } } } } }"

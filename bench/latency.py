@@ -1,12 +1,11 @@
 """In-process latency per endpoint at full scale: median, p95 and p99 over repeated requests.
 
 Usage: .venv/bin/python bench/latency.py [--repeat 200] [--database-url URL]
-Without --database-url it builds the full demo dataset into a temporary SQLite file first
-(DATABASE_URL in the environment is used when set, e.g. a seeded PostgreSQL database).
-The page cache is switched off so that every request reaches the database: the figures are the
-cost of a cache miss. Search runs one case per query shape (trigram index, two-character pairs,
-typo fallback); the summary lines give the worst p99 over the search cases and proximity.
-Numbers are wall-clock on a shared machine: compare them with each other, not across machines.
+Without --database-url (or DATABASE_URL) it builds the full demo dataset into a temporary SQLite
+file first. The page cache is off, so every figure is the cost of a cache miss. Search runs one
+case per query shape (trigram index, pairs, typo fallback); the summary gives the worst p99 of
+search and of proximity. Numbers are wall-clock on a shared machine: compare them with each
+other, not across machines.
 """
 
 import argparse

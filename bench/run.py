@@ -1,13 +1,12 @@
 """Throughput benchmark under gunicorn, as ratios to a bare Flask endpoint measured in the same run.
 
 Usage: .venv/bin/python bench/run.py [--seconds 5] [--warmup 1] [--connections 8]
-       [--backends sqlite,postgres]
-Needs `wrk` (Debian package) on PATH, Redis at REDIS_URL (two gunicorn workers count quotas there:
-memory:// is refused with more than one) and PostgreSQL at TEST_POSTGRES_URL for the "postgres"
-backend (default 127.0.0.1). Every server binds 127.0.0.1, every load run is bounded by
---seconds (after an unrecorded --warmup run of the same case, bare Flask included: first requests
-compile statements, open pooled connections and, warm, fill the replay store), and every process
-started here is stopped by its pid.
+       [--backends sqlite,postgres] [--modes warm,cold] [--cases NAME,...]
+Needs `wrk` on PATH, Redis at REDIS_URL (two workers count quotas there) and, for the "postgres"
+backend, PostgreSQL at TEST_POSTGRES_URL (default 127.0.0.1). Servers bind 127.0.0.1; each run
+lasts --seconds after an unrecorded --warmup run of the same case (first requests compile
+statements, open connections and fill the replay store); every process started here is stopped
+by its pid.
 """
 
 import argparse

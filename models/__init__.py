@@ -1,11 +1,9 @@
 """SQLAlchemy 2 domain models: tables, relationships, constraints and indexes.
 
 One module per table family, plus db (engines, sessions), expressions (SQL that differs per
-database), loading (bulk loads), search/ (the name-search entries and their index) and accel/
-(speed tricks on a dependency's private API, switched off by ``make_engine(accel=False)``).
-Importing it registers the search index's DDL, so ``create_all`` builds that too.
-May import sqlalchemy and the standard library only (plus orjson and psycopg); nothing of
-ours and no web framework.
+database), loading (bulk loads), search/ (name-search entries and their index) and accel/ (speed
+tricks on private APIs, off with ``make_engine(accel=False)``). Importing it registers the search
+DDL for ``create_all``. Imports sqlalchemy, orjson, psycopg and the stdlib only, nothing of ours.
 """
 
 from .api_key import ApiKey

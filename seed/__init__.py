@@ -1,8 +1,8 @@
 """The seed package builds the deterministic demo dataset and loads it into a database.
 
 It also imports an operator's own dataset from files (``seed.importing``, ``flask data import``).
-It imports models, service (keys, config, and the API's validation rules) and click; nothing
-imports it but app.py and the tests.
+It imports models, service (keys, vocabularies and the API's validation rules) and click;
+nothing imports it but app.py, bench and the tests.
 """
 
 from .generate import DEFAULT_SEED, Dataset, generate

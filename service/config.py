@@ -1,7 +1,7 @@
 """Domain settings read from the environment, failing loudly on bad values (the web tier's are in
 web.settings, built with the same helpers).
 
-Read only by web.settings (for app.py), migrations, bench and tests; service functions receive
+Read only by web.settings (for app.py), migrations and tests; service functions receive
 what they need as arguments and never read the environment themselves.
 """
 

@@ -68,7 +68,7 @@ class DispensaryRow:
 
 class MenuEntry(NamedTuple):
     """One menu item as read (a named tuple: hundreds are built for a nested page, and a
-    tuple costs a quarter of a frozen dataclass to make)."""
+    tuple is cheaper to make than a frozen dataclass)."""
 
     name: str
     category: str

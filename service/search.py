@@ -1,20 +1,11 @@
 """Unified search over strain, dispensary, doctor and deal names, ranked by relevance.
 
-Rank: exact name match, then name prefix, then a whole-word match, then any other substring
-match; ties by name, case-insensitively. Words are separated by spaces and the punctuation in
-WORD_SEPARATORS. The query is plain text: LIKE wildcards and quotes in it match literally.
-
-Every searchable name is one row of the search entries (models.search), folded to lower case
-once; a search is one statement over that table. Candidates come from an index over the folded
-names (models.search: FTS5 on SQLite, pg_trgm on PostgreSQL), or for a query of two characters
-from the rows of that pair (models.search.SearchPair), which carry each entry's rank and place in
-search order, worked out when the index is built with the same rules; the results are those of
-a full scan.
-
-Typo tolerance: when nothing contains the query, names whose pg_trgm trigram similarity to it
-is at least SIMILARITY_THRESHOLD are returned instead, most similar first (then by name). Only
-queries made of letters, digits, spaces and word separators get this fallback: any other
-symbol (``%``, ``_``, ``\\``, ``=``, ``*``, ``$`` ...) marks a query as literal text.
+Rank: exact, prefix, whole word (words split at spaces and WORD_SEPARATORS), other substring;
+ties by name, case-insensitively. The query is literal text (LIKE wildcards match themselves).
+One statement over the search entries (models.search), found through the trigram index or, for
+two characters, the SearchPair rows, which must rank like the statement here. When nothing
+matches, a query of only letters, digits and separators falls back to names by pg_trgm
+similarity, most similar first.
 """
 
 from dataclasses import dataclass
@@ -106,8 +97,8 @@ def _statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
     if shape.type is not None:
         where.append(_ENTRY.kind == _KIND)
     # Strains are sold anywhere: a state scopes the other kinds. For one of those kinds the
-    # state's entries of it are the candidates, read through their index: hundreds (972 at
-    # most in the demo data), where a common word finds thousands of names in all states.
+    # state's entries of it are the candidates, read through the (kind, state) index: a bounded
+    # set, where a common word finds names in every state.
     one_state = shape.scoped and shape.type not in (None, "strains")
     if one_state:
         where.append(_ENTRY.state == _STATE)
@@ -179,14 +170,9 @@ def _page(db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest) 
 
 
 def _similar_only_if_contained(needle: str) -> bool:
-    """True for two letters or digits, ``ab``: no name lacking them is similar enough.
-
-    Its trigrams are "  a", " ab" and "ab ". A name of n >= 2 trigrams (every word has two or
-    more) sharing s of them has similarity s / (3 + n - s), which for s = 1 is at most 1/4, so a
-    similar name shares two, one of them " ab" or "ab ": a word of it starts or ends with
-    ``ab``, and the name contains it. After a search that found no name containing ``ab``, the
-    fallback would find nothing either; it is skipped (on PostgreSQL it would recheck every name
-    with a word starting with ``a``).
+    """True for two letters or digits, ``ab``: a name similar enough to it shares the trigram
+    " ab" or "ab ", so it contains ``ab``. When no name contains it the fallback would find
+    nothing either, so it is skipped (the proof is in docs/search.md; a property test checks it).
     """
     return len(needle) == 2 and needle.isalnum()
 

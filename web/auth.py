@@ -6,7 +6,9 @@ are sent, the header wins. Failed attempts are counted per client address (as re
 web.proxies) and throttled; a valid key is never refused by that throttle.
 """
 
-from flask import Flask, g, request
+from typing import cast
+
+from flask import Flask, Response, g, request
 from werkzeug.wrappers import Request
 
 from service import keys
@@ -47,7 +49,7 @@ def init_auth(app: Flask, throttle: FailedAuthThrottle, key_cache: KeyCache) -> 
     """Register the before-request hook that authenticates requests to keyed routes."""
 
     @app.before_request
-    def authenticate():
+    def authenticate() -> Response | None:
         if request.method == "OPTIONS" or not request_policy().keyed:
             return None
         presented = presented_key()
@@ -57,9 +59,9 @@ def init_auth(app: Flask, throttle: FailedAuthThrottle, key_cache: KeyCache) -> 
             g.api_key = known
             return None
         try:
-            checked = keys.check_presented(presented)
+            checked = keys.check_presented(presented)  # raises unless a key was sent
             g.api_key = key_cache.get_or_load(
-                key_hash, lambda: keys.authenticate(request_session(), checked)
+                cast(str, key_hash), lambda: keys.authenticate(request_session(), checked)
             )
         except Unauthorized as error:
             # Only failed attempts are throttled: a valid key is served whatever its address

@@ -15,7 +15,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from cachetools import LRUCache, TTLCache
 
@@ -24,6 +24,8 @@ from service.keys import KeyIdentity
 T = TypeVar("T")
 
 MAX_KEYS = 10_000  # distinct live keys remembered per worker
+# The builtin len, typed to take any value: the default size of a PageCache value.
+_LEN: Callable[[Any], int] = len
 
 
 def cache_key(*parts: object) -> str:
@@ -99,7 +101,7 @@ class PageCache(Generic[T]):
     A value's size is ``len(value)`` unless ``size_of`` says otherwise.
     """
 
-    def __init__(self, max_bytes: int, *, size_of: Callable[[T], int] = len) -> None:
+    def __init__(self, max_bytes: int, *, size_of: Callable[[T], int] = _LEN) -> None:
         self._entries: LRUCache[str, T] | None = (
             LRUCache(maxsize=max_bytes, getsizeof=size_of) if max_bytes > 0 else None
         )

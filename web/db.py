@@ -49,14 +49,16 @@ def request_session() -> Session:
     """Return this request's session, opening it on first use."""
     if "db_session" not in g:
         g.db_session = current_app.extensions[SESSIONS_EXTENSION]()
-    return g.db_session
+    session: Session = g.db_session
+    return session
 
 
 def request_connection() -> Connection:
     """Return this request's connection for column statements, opening it on first use."""
     if "db_connection" not in g:
         g.db_connection = current_app.extensions[REQUEST_ENGINE_EXTENSION].connect()
-    return g.db_connection
+    connection: Connection = g.db_connection
+    return connection
 
 
 def close_request_handles() -> None:

@@ -36,7 +36,7 @@ def docs_link(code: int) -> str:
 
 
 def error_response(
-    code: int, message: str, *, param: str | None = None, headers: dict | None = None
+    code: int, message: str, *, param: str | None = None, headers: dict[str, str] | None = None
 ) -> Response:
     """Render the error envelope with HTTP status ``code``."""
     response = jsonify(error_body(code, message, docs_link(code), param))

@@ -137,7 +137,8 @@ def quota_snapshot(limiter: Limiter) -> dict[str, int] | None:
     """The current request's quota as {limit, remaining, reset}, or None when not metered."""
     charged = g.get(CHARGED)
     if charged is not None:
-        return charged.as_dict()
+        snapshot: dict[str, int] = charged.as_dict()  # a web.accel.quota.QuotaState
+        return snapshot
     current = limiter.current_limit
     if current is None:
         return None

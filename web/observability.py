@@ -12,8 +12,7 @@ status, duration, the client address and the key's id, never the key itself.
 
 Both are written by :class:`RequestRecorder`, which the Flask hooks below and the replay lane in
 front of Flask (web.accel.replay) call alike, so a replayed response is logged and counted like any
-other. The log goes straight from structlog to the stream as one orjson line: no stdlib logging
-record, handler or formatter per request.
+other. Each log line goes from structlog straight to the stream, without stdlib logging.
 """
 
 import hmac
@@ -21,14 +20,16 @@ import os
 import sys
 import time
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import Any, BinaryIO
 
 import orjson
 import structlog
 from flask import Flask, Response, g, request
 from prometheus_client import CollectorRegistry, Counter, Histogram, values
-from prometheus_flask_exporter import PrometheusMetrics
-from prometheus_flask_exporter.multiprocess import GunicornInternalPrometheusMetrics
+from prometheus_flask_exporter import PrometheusMetrics  # type: ignore[import-untyped]  # no stubs
+from prometheus_flask_exporter.multiprocess import (  # type: ignore[import-untyped]  # no stubs
+    GunicornInternalPrometheusMetrics,
+)
 from werkzeug.exceptions import NotFound
 
 METRICS_PATH = "/metrics"
@@ -62,7 +63,7 @@ class RequestRecord:
 class RequestRecorder:
     """Writes each finished request to the access log and the request metrics."""
 
-    def __init__(self, stream: IO[bytes], registry: CollectorRegistry | None) -> None:
+    def __init__(self, stream: BinaryIO, registry: CollectorRegistry | None) -> None:
         self._log = structlog.wrap_logger(
             structlog.BytesLogger(stream),
             processors=[
@@ -102,7 +103,7 @@ class RequestRecorder:
         self._total.labels(method, done.status).inc()
 
 
-def init_observability(app: Flask, *, log_stream: IO[bytes] | None = None) -> RequestRecorder:
+def init_observability(app: Flask, *, log_stream: BinaryIO | None = None) -> RequestRecorder:
     """Register the request log and the metrics endpoint (a registry per app, not global).
 
     ``log_stream`` receives the JSON lines (standard error by default). /metrics answers only

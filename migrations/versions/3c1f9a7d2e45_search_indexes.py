@@ -5,7 +5,7 @@ Revises: b626bef8de9d
 Create Date: 2026-11-23 01:30:00.000000
 
 The structures as this revision first made them, written out here so that the revision stays
-what it was while models.dialect moves on: a trigram index on lower(name) (lower(title) for
+what it was while models.search moves on: a trigram index on lower(name) (lower(title) for
 deals) per searched table on PostgreSQL, and on SQLite two FTS5 tables keyed by source row.
 Revision 9b6e2f0c5d13 replaces them with one index over the search entries and fills it; with
 this revision alone the FTS5 tables stay empty until ``flask seed`` or an import.

@@ -4,10 +4,10 @@ Revision ID: d7f3a9c51e20
 Revises: e5b7c2d94a18
 Create Date: 2026-11-24 21:20:00.000000
 
-A two-character search fetched every entry of its pair to rank and count them (4,135 entries
-for "an"); the pair rows now carry the entry's rank for that query, its place in search order,
-its kind, state and expiry (models.search.SearchPair), so a page walks the primary key and the
-total counts the pair's rows. The table is rebuilt in its new shape and filled from the entries
+A two-character search fetched every entry of its pair to rank and count them; the pair rows
+now carry the entry's rank for that query, its place in search order, its kind, state and
+expiry (models.search.SearchPair), so a page walks the primary key and the total counts the
+pair's rows. The table is rebuilt in its new shape and filled from the entries
 already built (online mode; with ``--sql`` run ``flask seed`` or an import afterwards).
 """
 

@@ -116,7 +116,7 @@ class _SqliteSearch(SearchSql):
     def total(self, counting: Select[int], *, selective: bool) -> ColumnElement[int]:
         # A window keeps every match and sorts them all for the page; a count subquery (run
         # once) lets SQLite keep only the page's rows while sorting. It runs the lookup twice,
-        # so it pays only when most entries found are matches (docs/performance.md).
+        # so it pays only when most entries found are matches (docs/search.md).
         if not selective:
             return func.count().over()
         return counting.scalar_subquery().correlate(None)

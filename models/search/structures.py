@@ -1,13 +1,10 @@
 """The index over the search entries on each database, and the DDL that builds and drops it.
 
-- PostgreSQL: the ``pg_trgm`` extension and a GIN ``gin_trgm_ops`` index on the folded names,
-  which serves ``LIKE '%q%'`` (substrings) and the ``%`` similarity operator (typos).
-- SQLite: two FTS5 tables whose rowid is the entry's id. ``search_names`` (trigram tokenizer)
-  finds names containing a text of three or more characters and stores each name's trigram
-  count; ``search_grams`` holds each name's pg_trgm trigrams, and its ``fts5vocab`` view
-  ``search_grams_terms`` counts the trigrams an entry shares with a query.
-
-Importing this module registers the DDL on ``Base.metadata``, so ``create_all`` builds it too.
+PostgreSQL: pg_trgm and a GIN index on the folded names (serves LIKE and the ``%`` operator).
+SQLite: FTS5 tables keyed by entry id: ``search_names`` (trigram tokenizer, substrings of 3+
+characters, each name's trigram count) and ``search_grams`` (pg_trgm's trigrams, counted per
+entry through its ``fts5vocab`` view ``search_grams_terms``). Importing this module registers
+the DDL on ``Base.metadata``, so ``create_all`` builds it too.
 """
 
 from typing import Any

@@ -8,6 +8,9 @@ path falls under, which a route decides, and on the Origin header. Anything else
 flask-cors itself.
 """
 
+from collections.abc import Callable
+from typing import cast
+
 from flask import Flask, Response, request
 
 PRIVATE_API = ("flask_cors.extension.make_after_request_function",)
@@ -22,7 +25,10 @@ PRIVATE_NETWORK_REQUEST = "Access-Control-Request-Private-Network"
 def remember_cors_headers(app: Flask) -> None:
     """Wrap flask-cors's after-request hook on ``app`` (call right after ``CORS(app)``)."""
     hooks = app.after_request_funcs[None]
-    original = next((hook for hook in hooks if getattr(hook, "__name__", None) == HOOK_NAME), None)
+    original = cast(
+        "Callable[[Response], Response] | None",  # flask-cors's hook is synchronous
+        next((hook for hook in hooks if getattr(hook, "__name__", None) == HOOK_NAME), None),
+    )
     if original is None:
         return
     known: dict[tuple[str, str | None], list[tuple[str, str]]] = {}

@@ -27,8 +27,9 @@ PRIVATE_API = (
 
 def skip_when_charged(app: Flask, limiter: Limiter) -> None:
     """Wrap ``limiter``'s hooks on ``app`` (call right after ``limiter.init_app(app)``)."""
-    check, release = limiter._check_request_limit, limiter._Limiter__release_context
-    inject = Limiter._Limiter__inject_headers
+    check = limiter._check_request_limit
+    release = limiter._Limiter__release_context  # type: ignore[attr-defined]  # name-mangled
+    inject = Limiter._Limiter__inject_headers  # type: ignore[attr-defined]  # name-mangled
     _unless_charged(app.before_request_funcs[None], lambda hook: hook == check)
     _unless_charged(
         app.after_request_funcs[None],

@@ -227,7 +227,7 @@ class Quota:
         script = self._scripts.get(id(storage))
         if script is None:
             script = self._scripts[id(storage)] = storage.get_connection().register_script(
-                TAKE_SCRIPT
+                TAKE_SCRIPT  # type: ignore[arg-type]  # redis-py takes str; limits' protocol: bytes
             )
         previous = storage.prefixed_key(storage._previous_window_key(key))
         current = storage.prefixed_key(storage._current_window_key(key))

@@ -232,6 +232,6 @@ class ReplayLane:
         length = environ.get("CONTENT_LENGTH") or ""
         if not length.isdigit() or int(length) > self._max_body_bytes:
             return None
-        body = environ["wsgi.input"].read(int(length))
+        body: bytes = environ["wsgi.input"].read(int(length))
         environ["wsgi.input"] = io.BytesIO(body)
         return body

@@ -1,8 +1,8 @@
 """Flask asks once per app, not once per request, whether each hook and view is a coroutine.
 
 Private API (Flask): ``Flask.ensure_sync``, which Flask calls for every hook and view on every
-request (an implementation detail); its check, ``inspect.iscoroutinefunction``, costs more than
-some of the hooks themselves. The answer for a callable never changes, so it is kept.
+request (an implementation detail) to ask ``inspect.iscoroutinefunction``. The answer for a
+callable never changes, so it is kept.
 """
 
 from collections.abc import Callable
