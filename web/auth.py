@@ -1,8 +1,8 @@
 """API key authentication for every route whose policy is keyed (web.routes): /api/v1 and
 /graphql (SPEC 5).
 
-The key comes from the X-API-Key header or, failing that, the api_key query parameter: when both
-are sent, the header wins. Failed attempts are counted per client address (as resolved by
+The key comes from the X-API-Key header, else ``Authorization: Bearer <key>`` (what generated
+clients send), else the api_key query parameter; the first one present wins. Failed attempts are counted per client address (as resolved by
 web.proxies) and throttled; a valid key is never refused by that throttle.
 """
 
@@ -21,12 +21,26 @@ from .limits import FAILED_AUTH_LIMIT, FailedAuthThrottle
 from .routes import request_policy
 
 HEADER = "X-API-Key"
+AUTHORIZATION = "Authorization"
 QUERY_PARAMETER = "api_key"
 
 
 def key_presented_in(request_: Request) -> str | None:
-    """The key a request carries: the header when present and non-empty, else the parameter."""
-    return request_.headers.get(HEADER) or request_.args.get(QUERY_PARAMETER) or None
+    """The key a request carries: X-API-Key, else a Bearer token, else ``api_key``; an empty
+    value counts as absent, and another Authorization scheme (Basic, ...) carries no key."""
+    return (
+        request_.headers.get(HEADER)
+        or _bearer(request_.headers.get(AUTHORIZATION))
+        or request_.args.get(QUERY_PARAMETER)
+        or None
+    )
+
+
+def _bearer(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.strip().partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
 
 
 def params_without_key(request_: Request) -> list[tuple[str, str]]:

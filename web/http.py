@@ -9,6 +9,7 @@ from flask_cors import CORS
 
 from service.errors import RETRY_AFTER_SECONDS
 
+from .auth import AUTHORIZATION
 from .auth import HEADER as KEY_HEADER
 from .request_id import HEADER as REQUEST_ID_HEADER
 
@@ -43,7 +44,7 @@ def init_cors(app: Flask, *, origins: list[str] | str) -> None:
         resources={r"/api/v1/*": {}, r"/graphql": {}},
         origins=origins,
         supports_credentials=False,
-        allow_headers=[KEY_HEADER, "Content-Type", REQUEST_ID_HEADER],
+        allow_headers=[KEY_HEADER, AUTHORIZATION, "Content-Type", REQUEST_ID_HEADER],
         expose_headers=EXPOSED_HEADERS,
         methods=["GET", "HEAD", "POST", "OPTIONS"],
         max_age=600,

@@ -156,3 +156,79 @@ def test_a_valid_key_is_served_on_graphql_from_a_throttled_address(
     )
     assert response.status_code == 200
     assert response.get_json()["data"] == {"law": {"stateCode": "CA"}}
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_a_bearer_token_is_accepted_as_the_key(
+    client: FlaskClient, api_keys: dict, scheme: str
+) -> None:
+    response = client.get(
+        "/api/v1/laws/CA", headers={"Authorization": f"{scheme} {api_keys['pro']}"}
+    )
+    assert response.status_code == 200
+    assert response.headers["X-RateLimit-Limit"] == "1000"
+
+
+def test_x_api_key_wins_over_authorization_which_wins_over_the_parameter(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    def limit(headers: dict, api_key: str | None = None) -> str | int:
+        query = {"api_key": api_key} if api_key else {}
+        response = client.get("/api/v1/laws/CA", headers=headers, query_string=query)
+        return response.headers.get("X-RateLimit-Limit") or response.status_code
+
+    pro, free = f"Bearer {api_keys['pro']}", f"Bearer {api_keys['free']}"
+    assert limit({"X-API-Key": api_keys["free"], "Authorization": pro}) == "100"
+    assert limit({"X-API-Key": "garbage", "Authorization": pro}) == 401
+    assert limit({"Authorization": pro}, api_key=api_keys["free"]) == "1000"
+    assert limit({"Authorization": "Bearer garbage"}, api_key=api_keys["free"]) == 401
+    assert limit({"Authorization": free}, api_key="garbage") == "100"
+
+
+@pytest.mark.parametrize("authorization", ["Basic dXNlcjpwYXNz", "Bearer", "Bearer   ", "Token x"])
+def test_an_authorization_header_without_a_bearer_token_carries_no_key(
+    client: FlaskClient, api_keys: dict, authorization: str
+) -> None:
+    missing = client.get("/api/v1/laws/CA", headers={"Authorization": authorization})
+    assert missing.status_code == 401
+    assert missing.get_json()["error"]["message"].startswith("API key missing")
+    with_parameter = client.get(
+        "/api/v1/laws/CA",
+        headers={"Authorization": authorization},
+        query_string={"api_key": api_keys["free"]},
+    )
+    assert with_parameter.status_code == 200
+
+
+def test_a_bearer_token_works_on_graphql_and_browsers_may_send_it(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    answered = client.post(
+        "/graphql",
+        json={"query": '{ law(state: "CA") { state } }'},
+        headers={"Authorization": f"Bearer {api_keys['free']}"},
+    )
+    assert answered.status_code == 200
+    assert answered.get_json()["data"] == {"law": {"state": "California"}}
+    preflight = client.options(
+        "/api/v1/strains",
+        headers={
+            "Origin": "https://finder.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "authorization",
+        },
+    )
+    allowed = preflight.headers.get("Access-Control-Allow-Headers", "").lower()
+    assert "authorization" in allowed
+
+
+@pytest.mark.usefixtures("speed_tricks")
+def test_a_replayed_read_checks_the_bearer_token_too(make_app, api_keys: dict) -> None:
+    client = make_app().test_client()
+    good = {"Authorization": f"Bearer {api_keys['free']}"}
+    first = client.get("/api/v1/strains?limit=1", headers=good)
+    again = client.get("/api/v1/strains?limit=1", headers=good)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.data == first.data
+    refused = client.get("/api/v1/strains?limit=1", headers={"Authorization": "Bearer garbage"})
+    assert refused.status_code == 401
