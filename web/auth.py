@@ -2,8 +2,9 @@
 /graphql (SPEC 5).
 
 The key comes from the X-API-Key header, else ``Authorization: Bearer <key>`` (what generated
-clients send), else the api_key query parameter; the first one present wins. Failed attempts are counted per client address (as resolved by
-web.proxies) and throttled; a valid key is never refused by that throttle.
+clients send), else the api_key query parameter; the first one present wins. Failed attempts
+are counted per client address (as resolved by web.proxies) and throttled; a valid key is never
+refused by that throttle.
 """
 
 from typing import cast

@@ -10,6 +10,7 @@ from html import escape
 from flask import Flask, Response
 
 from .csp import page_headers
+from .pages import html_page
 from .routes import route_policy
 
 # code -> (name, when it happens, what the client should do)
@@ -70,12 +71,11 @@ def _page() -> str:
         f"<p>{escape(when)}</p><p><strong>What to do:</strong> {escape(action)}</p></section>"
         for code, (name, when, action) in ERROR_DOCS.items()
     )
-    return (
-        "<!doctype html><html lang=en><head><meta charset=utf-8>"
-        "<title>Cannabis Data Service errors</title></head><body>"
+    return html_page(
+        "Cannabis Data Service errors",
         "<h1>Errors</h1><p>Every error body is "
         "<code>{success: false, error: {code, message, docs, param?}}</code> and the HTTP status "
-        f"equals error.code.</p>{sections}</body></html>"
+        f"equals error.code.</p>{sections}",
     )
 
 
@@ -95,7 +95,7 @@ def markdown() -> str:
 def init_reference(app: Flask) -> None:
     """Serve the error reference page (no key needed, never metered)."""
     page = _page()
-    headers = page_headers(page)  # plain HTML: no script, style or image of its own
+    headers = page_headers(page)  # its inline style is allowed by hash; no script
 
     @app.get("/docs/errors")
     @route_policy(keyed=False, metered=False, conditional=False)

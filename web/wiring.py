@@ -6,6 +6,7 @@ from .accel.replay import ReplayLane
 from .accel.sync_cache import cache_sync_callables
 from .db import REQUEST_ENGINE_EXTENSION
 from .errors import init_error_handlers
+from .front import init_front_page
 from .health import init_health
 from .jsonprovider import OrjsonProvider
 from .pipeline import install_pipeline
@@ -16,7 +17,7 @@ from .state import WebState, make_state
 
 def init_web(app: Flask) -> WebState:
     """Install the platform on ``app`` (after its settings and database): JSON, error envelopes,
-    the request hooks in pipeline order, /health, /docs/errors, then the WSGI layers in front."""
+    the request hooks in pipeline order, /health, /docs/errors, /, then the WSGI layers in front."""
     app.json = OrjsonProvider(app)  # unsorted keys: SPEC field order, weekday order in hours
     app.logger.setLevel(app.config["LOG_LEVEL"])
     state = make_state(app)
@@ -26,6 +27,7 @@ def init_web(app: Flask) -> WebState:
     install_pipeline(app, state)
     init_health(app, engine=app.extensions[REQUEST_ENGINE_EXTENSION], limiter=state.limiter)
     init_reference(app)
+    init_front_page(app)
     if state.speed_tricks:
         _put_replay_lane_in_front(app, state)
     trust_proxies(app)  # outermost: the replay lane sees the resolved client address too

@@ -3,98 +3,22 @@ Content-Security-Policy with no violation reported; GraphiQL runs a nested query
 Swagger UI loads the document and sends a request."""
 
 import json
-import shutil
-import threading
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
 from flask import Flask
-from werkzeug.serving import make_server
 
 from service import keys
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-playwright_sync = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright is not installed (pip install -e '.[dev]')"
-)
-if shutil.which("chromium") is None:
-    pytest.skip("Chromium is not installed (apt-get install chromium)", allow_module_level=True)
+from tests.browser.conftest import policy_of as _policy_of
 
 pytestmark = pytest.mark.browser
-LAUNCH_ARGS = [
-    "--headless=new",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-# Reports each violation of the page's policy to the test (injected by the browser driver, so the
-# policy under test does not apply to it).
-REPORT_VIOLATIONS = """
-document.addEventListener("securitypolicyviolation", (event) => {
-  window.reportViolation(`${event.effectiveDirective} blocked ${event.blockedURI || "inline"}`);
-});
-"""
+
 NESTED = """{
   dispensaries(state: "CA", limit: 2) {
     total
     items { id name deals(limit: 1) { title } menu(limit: 1) { name } law { stateCode } }
   }
 }"""
-
-
-@pytest.fixture
-def server_url(app: Flask) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.port}"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-
-
-@pytest.fixture
-def page(server_url: str) -> Iterator:
-    with playwright_sync.sync_playwright() as driver:
-        browser = driver.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        context = browser.new_context()
-        violations: list[str] = []
-        context.expose_function("reportViolation", lambda text: violations.append(text))
-        context.add_init_script(REPORT_VIOLATIONS)
-        page = context.new_page()
-        page.on(
-            "console",
-            lambda message: (
-                violations.append(message.text)
-                if "Content Security Policy" in message.text
-                else None
-            ),
-        )
-        outside: list[str] = []
-        page.on(
-            "request",
-            lambda request: (
-                outside.append(request.url)
-                if not request.url.startswith((server_url, "data:", "blob:"))
-                else None
-            ),
-        )
-        yield page
-        browser.close()
-        assert outside == [], f"the page tried to reach outside the app: {outside}"
-        assert violations == [], f"the page broke its Content-Security-Policy: {violations}"
-
-
-def _policy_of(response) -> dict[str, str]:
-    """The Content-Security-Policy of a page's response, by directive."""
-    header = response.headers["content-security-policy"]
-    return dict(directive.split(" ", 1) for directive in header.split("; "))
 
 
 def test_graphiql_runs_a_nested_query_with_a_pasted_key(app: Flask, server_url: str, page) -> None:

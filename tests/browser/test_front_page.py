@@ -1,0 +1,44 @@
+"""The front page and the error reference in Chromium: they render under their policy, share one
+look, and every link on the front page answers 200."""
+
+import pytest
+
+from tests.browser.conftest import policy_of
+
+pytestmark = pytest.mark.browser
+
+
+def test_the_front_page_renders_and_every_link_answers(page, server_url: str, screenshot) -> None:
+    response = page.goto(f"{server_url}/", wait_until="networkidle")
+    assert response.headers["content-type"].startswith("text/html")
+    assert policy_of(response)["script-src"] == "'self'"  # no script at all
+    assert page.title() == "Cannabis Data Service"
+    assert page.locator("h2", has_text="Get a key").count() == 1
+    assert "X-API-Key" in page.locator("main").inner_text()
+    links = page.locator("ul.links a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs == ["/api/v1/docs", "/api/v1/openapi.json", "/graphql", "/docs/errors", "/health"]
+    shot = screenshot("front-page")
+    print(f"front page screenshot: {shot}")
+    for href in hrefs:
+        followed = page.goto(f"{server_url}{href}", wait_until="load")
+        assert followed.status == 200, href
+    # The first link, clicked as a visitor would: Swagger UI lists the operations.
+    page.goto(f"{server_url}/", wait_until="networkidle")
+    page.get_by_role("link", name="/api/v1/docs").click()
+    page.locator(".opblock-summary-path").first.wait_for(timeout=15_000)
+
+
+def test_the_error_reference_has_the_front_pages_look(page, server_url: str, screenshot) -> None:
+    page.goto(f"{server_url}/", wait_until="networkidle")
+    front_font = page.evaluate("getComputedStyle(document.body).fontFamily")
+    front_brand = page.locator(".brand").inner_text()
+    page.goto(f"{server_url}/docs/errors#error-429", wait_until="networkidle")
+    assert page.evaluate("getComputedStyle(document.body).fontFamily") == front_font
+    assert page.locator(".brand").inner_text() == front_brand
+    # The section a docs link points at is highlighted.
+    highlighted = page.evaluate(
+        "getComputedStyle(document.getElementById('error-429')).backgroundColor"
+    )
+    assert highlighted not in ("rgba(0, 0, 0, 0)", "transparent")
+    screenshot("error-reference")
