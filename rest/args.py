@@ -22,6 +22,7 @@ from service.filters import (
     DealFilters,
     DispensaryFilters,
     DoctorFilters,
+    LawFilters,
     SearchQuery,
     StrainFilters,
 )
@@ -234,6 +235,20 @@ class DoctorArgs(_ListArgs):
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DoctorFilters, PageRequest]:
         page = self.page(data)
         return DoctorFilters.create(**data), page
+
+
+class LawArgs(Schema):
+    """Filters of the law list (every record fits one page: no limit or offset)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    recreational = _boolean("true: only where adult use is legal; false: only where it is not.")
+    medical = _boolean("true: only where medical use is legal; false: only where it is not.")
+
+    @post_load
+    def build(self, data: dict[str, Any], **_: Any) -> LawFilters:
+        return LawFilters(**data)
 
 
 class SearchArgs(_ListArgs):

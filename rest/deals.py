@@ -1,15 +1,19 @@
-"""GET /api/v1/deals (SPEC 4.5)."""
+"""GET /api/v1/deals (SPEC 4.5) and GET /api/v1/deals/{id}."""
+
+from typing import Any
 
 from service import deals
+from service.filters import DealFilters
+from service.paging import PageRequest
 from web.db import request_connection
 from web.routes import route_policy
 from web.today import request_today
 
 from .args import DealArgs
 from .blueprint import bp
-from .envelope import ok_page
+from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
-from .schemas import DealSchema, page_envelope
+from .schemas import DealSchema, detail_envelope, page_envelope
 
 
 @bp.get("/deals")
@@ -18,7 +22,17 @@ from .schemas import DealSchema, page_envelope
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)
-def list_deals(args):
+def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
     """Active deals (expiring today or later), soonest expiry first."""
     filters, page = args
     return ok_page(deals.list_deals(request_connection(), filters, page, today=request_today()))
+
+
+@bp.get("/deals/<string:deal_id>")
+@route_policy(keyed=True, metered=True, conditional=True)
+@bp.response(200, detail_envelope(DealSchema, "DealDetail"), headers=SUCCESS_HEADERS)
+@errors(bp, 401, 404, 405, 429, 500)
+@not_modified(bp)
+def get_deal(deal_id: str) -> dict[str, Any]:
+    """One active deal, by the id lists and search give (an expired deal is not found)."""
+    return ok(deals.get_deal(request_connection(), deal_id, today=request_today()))

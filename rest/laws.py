@@ -1,13 +1,31 @@
-"""GET /api/v1/laws/{state} (SPEC 4.7)."""
+"""GET /api/v1/laws/{state} (SPEC 4.7) and GET /api/v1/laws."""
+
+from typing import Any
 
 from service import laws
+from service.filters import LawFilters
+from service.paging import Page
 from web.db import request_connection
 from web.routes import route_policy
 
+from .args import LawArgs
 from .blueprint import bp
-from .envelope import ok
+from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified
-from .schemas import LawSchema, detail_envelope
+from .schemas import LawSchema, detail_envelope, page_envelope
+
+
+@bp.get("/laws")
+@route_policy(keyed=True, metered=True, conditional=True)
+@bp.arguments(LawArgs(), location="query", as_kwargs=False)
+@bp.response(200, page_envelope(LawSchema, "LawPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 405, 429, 500)
+@not_modified(bp)
+def list_laws(filters: LawFilters) -> dict[str, Any]:
+    """Every law record (56 jurisdictions) in one page, by state code; filter by recreational
+    and medical. No limit or offset: meta.limit is the number of records served."""
+    records = laws.list_laws(request_connection(), filters)
+    return ok_page(Page(items=records, total=len(records), limit=len(records), offset=0))
 
 
 @bp.get("/laws/<string:state>")
@@ -15,6 +33,6 @@ from .schemas import LawSchema, detail_envelope
 @bp.response(200, detail_envelope(LawSchema, "LawDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 401, 404, 405, 429, 500)
 @not_modified(bp)
-def get_law(state: str):
+def get_law(state: str) -> dict[str, Any]:
     """The cannabis law record of one state or territory."""
     return ok(laws.get_law(request_connection(), state))

@@ -1,6 +1,6 @@
 """Output schemas: field names and types exactly as SPEC section 2, wrapped in the envelope."""
 
-from typing import Any
+from typing import Any, cast
 
 from marshmallow import fields
 
@@ -95,6 +95,11 @@ class DealSchema(CompiledSchema):
     category = fields.String(required=True)
     discount = fields.String(required=True)
     expires = fields.Date(DATE_FORMAT, required=True)
+    dispensary_id = fields.String(
+        attribute="dispensary_public_id",
+        required=True,
+        metadata={"example": "disp_1001", "description": "The id of the deal's dispensary."},
+    )
 
 
 class DoctorSchema(CompiledSchema):
@@ -132,18 +137,18 @@ class MetaSchema(CompiledSchema):
     offset = fields.Integer(required=True)
 
 
-def _envelope(name: str, data: fields.Field, *, paged: bool) -> type[CompiledSchema]:
+def _envelope(name: str, data: fields.Field[Any], *, paged: bool) -> type[CompiledSchema]:
     attrs: dict[str, Any] = {
         "success": fields.Boolean(required=True, metadata={"enum": [True]}),
         "data": data,
     }
     if paged:
         attrs["meta"] = fields.Nested(MetaSchema, required=True)
-    return CompiledSchema.from_dict(attrs, name=name)
+    return cast(type[CompiledSchema], CompiledSchema.from_dict(attrs, name=name))
 
 
-# The document names components after their classes, less "Schema"; these names used to
-# collide with the detail envelopes', which then referred to themselves instead of the item.
+# The document names components after their classes, less "Schema", so the items' classes are
+# StrainSchema and DispensarySchema: "StrainDetail" and "DispensaryDetail" name their envelopes.
 StrainDetailSchema = StrainSchema
 DispensaryDetailSchema = DispensarySchema
 

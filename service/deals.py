@@ -1,5 +1,6 @@
 """Deal queries: active deals only, filtered by their dispensary's place and by category."""
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
@@ -12,6 +13,7 @@ from sqlalchemy.orm import Session, contains_eager
 from models import Deal, Dispensary
 from models.db import AnySelect, Reader
 
+from .errors import NotFound
 from .filters import DealFilters
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
@@ -27,6 +29,7 @@ class DealRow(NamedTuple):
     discount: str
     expires: date
     dispensary_id: int
+    dispensary_public_id: str
 
 
 LISTED = (
@@ -37,7 +40,9 @@ LISTED = (
     Deal.discount,
     Deal.expires,
     Deal.dispensary_id,
+    Dispensary.public_id.label("dispensary_public_id"),
 )
+_PUBLIC_ID = re.compile(r"^deal_[0-9]{1,18}$")
 # The filters, by name (each compared with the bind parameter of its name).
 _COMPARED = {"state": Dispensary.state, "city": Dispensary.city_key, "category": Deal.category}
 
@@ -59,6 +64,27 @@ def list_deals(
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
     result = fetch_page(db, _listing(tuple(compared)), {**compared, "today": today}, page)
     return replace(result, items=[DealRow(*row) for row in result.items])
+
+
+@lru_cache(maxsize=1)
+def _by_public_id() -> AnySelect:
+    return select(*LISTED).where(
+        Deal.dispensary_id == Dispensary.id,
+        Deal.public_id == bindparam("public_id"),
+        Deal.expires >= bindparam("today", type_=Date),
+    )
+
+
+def get_deal(db: Reader, public_id: str, *, today: date) -> DealRow:
+    """Return the deal ``deal_<n>`` if it is still active on ``today``; raise NotFound (an
+    expired deal is not found, as it is in every list)."""
+    params = {"public_id": public_id, "today": today}
+    found: Sequence[tuple[Any, ...]] = (
+        rows(db, _by_public_id(), params) if _PUBLIC_ID.fullmatch(public_id) else []
+    )
+    if not found:
+        raise NotFound(f"no active deal with id {public_id!r}")
+    return DealRow(*found[0])
 
 
 @lru_cache(maxsize=1)

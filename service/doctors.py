@@ -1,17 +1,22 @@
 """Doctor queries: filtered list pages."""
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
-from models.db import Reader
+from models.db import AnySelect, Reader
 
+from .errors import NotFound
 from .filters import DoctorFilters
-from .paging import Listing, Page, PageRequest, fetch_page
+from .paging import Listing, Page, PageRequest, fetch_page, rows
+
+_PUBLIC_ID = re.compile(r"^doc_[0-9]{1,18}$")
 
 
 @dataclass(frozen=True)
@@ -51,6 +56,22 @@ def list_doctors(db: Reader, filters: DoctorFilters, page: PageRequest) -> Page[
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
     result = fetch_page(db, _listing(tuple(compared)), compared, page)
     return replace(result, items=[DoctorRow(*row) for row in result.items])
+
+
+@lru_cache(maxsize=1)
+def _by_public_id() -> AnySelect:
+    return select(*LISTED).where(Doctor.public_id == bindparam("public_id"))
+
+
+def get_doctor(db: Reader, public_id: str) -> DoctorRow:
+    """Return the doctor ``doc_<n>``; raise NotFound."""
+    params = {"public_id": public_id}
+    found: Sequence[tuple[Any, ...]] = (
+        rows(db, _by_public_id(), params) if _PUBLIC_ID.fullmatch(public_id) else []
+    )
+    if not found:
+        raise NotFound(f"no doctor with id {public_id!r}")
+    return DoctorRow(*found[0])
 
 
 def doctors_by_public_ids(session: Session, public_ids: Iterable[str]) -> dict[str, Doctor]:

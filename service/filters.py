@@ -166,6 +166,14 @@ class DealFilters:
 
 
 @dataclass(frozen=True)
+class LawFilters:
+    """Which law records to list: None leaves a field unfiltered."""
+
+    recreational: bool | None = None
+    medical: bool | None = None
+
+
+@dataclass(frozen=True)
 class DoctorFilters:
     state: str | None = None
     city: str | None = None

@@ -14,6 +14,7 @@ from models import Law
 from models.db import AnySelect, Reader
 
 from .errors import NotFound
+from .filters import LawFilters
 from .geo import is_jurisdiction
 from .paging import rows
 
@@ -43,9 +44,10 @@ def _by_code() -> AnySelect:
     return select(*SHOWN).where(Law.state_code == bindparam("code"))
 
 
-@lru_cache(maxsize=1)
-def _all() -> AnySelect:
-    return select(*SHOWN).order_by(Law.state_code)
+@lru_cache(maxsize=4)
+def _all(compared: tuple[str, ...] = ()) -> AnySelect:
+    where = [getattr(Law, name) == bindparam(name) for name in compared]
+    return select(*SHOWN).where(*where).order_by(Law.state_code)
 
 
 def get_law(db: Reader, state: str) -> LawRecord:
@@ -56,9 +58,14 @@ def get_law(db: Reader, state: str) -> LawRecord:
     return found[0]
 
 
-def list_laws(db: Reader) -> list[LawRecord]:
-    """Return every law record ordered by state code."""
-    return list(rows(db, _all(), {}))
+def list_laws(db: Reader, filters: LawFilters | None = None) -> list[LawRecord]:
+    """Return the law records matching ``filters`` (all by default), ordered by state code."""
+    compared = {
+        name: value
+        for name in ("recreational", "medical")
+        if (value := getattr(filters, name, None)) is not None
+    }
+    return list(rows(db, _all(tuple(compared)), compared))
 
 
 def laws_by_codes(db: Reader, codes: Iterable[str]) -> dict[str, LawRecord]:

@@ -48,7 +48,7 @@ def error_response(
 
 def _http_message(error: HTTPException) -> str:
     if error.code == 404:
-        return f"no such endpoint: {request.path}; see the API reference for the 8 endpoints"
+        return f"no such endpoint: {request.path}; the endpoints are listed at /api/v1/docs"
     if error.code == 405:
         return f"method {request.method} is not allowed on {request.path}"
     if error.code == 413:

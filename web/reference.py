@@ -24,11 +24,12 @@ ERROR_DOCS = {
     401: (
         "Unauthorized",
         "The API key is missing, malformed, unknown or revoked.",
-        "Send a valid key in the X-API-Key header.",
+        "Send a valid key in the X-API-Key header (or as Authorization: Bearer <key>).",
     ),
     404: (
         "Not Found",
-        "No strain, dispensary or law record has that slug, id or state code, or the path is not "
+        "No strain, dispensary, deal, doctor or law record has that slug, id or state code (an "
+        "expired deal is not found), or the path is not "
         "one of the API's endpoints.",
         "Check the identifier or path.",
     ),

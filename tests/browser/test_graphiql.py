@@ -54,7 +54,7 @@ def test_swagger_ui_loads_the_document_and_sends_a_request(page, server_url: str
     assert policy["frame-ancestors"] == "'none'"
     operations = page.locator(".opblock-summary-path")
     operations.first.wait_for(timeout=15_000)
-    assert operations.count() == 9
+    assert operations.count() == 12
     page.locator(".opblock-summary-path", has_text="/api/v1/laws/{state}").click()
     page.get_by_role("button", name="Try it out").click()
     page.locator("input[placeholder='state']").fill("CA")

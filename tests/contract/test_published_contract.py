@@ -9,6 +9,7 @@ from graphql_schema import make_schema
 
 SDL_SNAPSHOT = Path(__file__).with_name("schema.graphql")
 NON_API_RULES = {
+    "/",
     "/graphql",
     "/docs/errors",
     "/api/v1/openapi.json",
@@ -37,7 +38,8 @@ def test_served_routes_equal_the_openapi_paths_plus_graphql_and_docs(
 ) -> None:
     spec = client.get("/api/v1/openapi.json").get_json()
     documented = set(spec["paths"])
-    assert len(documented) == 9  # the 8 of the spec, plus /api/v1/usage
+    # The 8 of the spec, plus /api/v1/usage, the doctor and deal details and the law list.
+    assert len(documented) == 12
     assert _served_routes(app) == documented | NON_API_RULES
 
 

@@ -72,12 +72,18 @@ def test_each_app_page_allows_its_own_inline_blocks_by_hash_data_assets_and_fetc
     assert response.headers["X-Frame-Options"] == "DENY"
 
 
-def test_the_error_reference_allows_nothing_inline_and_no_fetches(client: FlaskClient) -> None:
+def test_the_error_reference_allows_only_its_own_stylesheet_inline_and_no_fetches(
+    client: FlaskClient,
+) -> None:
     response = client.get("/docs/errors")
+    page = response.get_data(as_text=True)
+    style = page[page.index("<style>") + len("<style>") : page.index("</style>")]
+    digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
     assert response.headers["Content-Security-Policy"] == (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-        f"font-src 'self'; {FIXED}"
+        f"default-src 'none'; script-src 'self'; style-src 'self' 'sha256-{digest}'; "
+        f"img-src 'self'; font-src 'self'; {FIXED}"
     )
+    assert "<script" not in page
     assert response.headers["X-Frame-Options"] == "DENY"
 
 
