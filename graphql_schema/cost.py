@@ -8,7 +8,7 @@ document, so a repeated document costs a dictionary lookup.
 """
 
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from hashlib import blake2b
@@ -17,12 +17,15 @@ from typing import Any
 
 from graphql import (
     DocumentNode,
+    FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLError,
     GraphQLSchema,
+    InlineFragmentNode,
     IntValueNode,
     OperationDefinitionNode,
+    SelectionSetNode,
 )
 from strawberry.extensions import SchemaExtension
 
@@ -60,12 +63,17 @@ class Analysis:
 def count_spreads(document: DocumentNode) -> int:
     """Fragment spreads written in the document (every definition, used or not)."""
     count = 0
-    stack = [d.selection_set for d in document.definitions if getattr(d, "selection_set", None)]
+    stack: list[SelectionSetNode] = [
+        found for d in document.definitions if (found := getattr(d, "selection_set", None))
+    ]
     while stack:
         for selection in stack.pop().selections:
             if isinstance(selection, FragmentSpreadNode):
                 count += 1
-            elif selection.selection_set is not None:
+            elif (
+                isinstance(selection, (FieldNode, InlineFragmentNode))
+                and selection.selection_set is not None
+            ):
                 stack.append(selection.selection_set)
     return count
 
@@ -151,7 +159,9 @@ class Recent:
                 self._items.popitem(last=False)
 
 
-def _limit_values(names: tuple[str, ...], given: Mapping[str, Any] | None) -> tuple:
+def _limit_values(
+    names: tuple[str, ...], given: Mapping[str, Any] | None
+) -> tuple[int | str | None, ...]:
     """The given values of ``names`` as far as a list size cares: an int, None for any other
     value (the field's default) or "absent" (the operation's default, if it has one)."""
     given = given or {}
@@ -262,7 +272,7 @@ class CostLimits(SchemaExtension):
         super().__init__()
         self.limits = limits
 
-    def on_validate(self):  # type: ignore[no-untyped-def]
+    def on_validate(self) -> Iterator[None]:
         context = self.execution_context
         document = context.graphql_document
         if document is not None:

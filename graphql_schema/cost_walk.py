@@ -90,6 +90,7 @@ class SchemaFacts:
     def __init__(self, schema: GraphQLSchema) -> None:
         self.schema = schema
         self.sized: dict[tuple[str, str], Sized] = {}
+        self.page_types: set[str] = set()
         for (type_name, field_name), size in LIST_SIZES.items():
             owner = schema.type_map.get(type_name)
             field = owner.fields.get(field_name) if isinstance(owner, GraphQLObjectType) else None
@@ -101,11 +102,8 @@ class SchemaFacts:
                 default = size.maximum
             page = not _is_list(field.type)
             self.sized[(type_name, field_name)] = Sized(size, min(default, size.maximum), page)
-        self.page_types = {
-            get_named_type(schema.type_map[t].fields[f].type).name  # type: ignore[union-attr]
-            for (t, f), sized in self.sized.items()
-            if sized.page
-        }
+            if page:
+                self.page_types.add(get_named_type(field.type).name)
         missing = self._unsized_lists()
         if missing:
             raise RuntimeError(f"lists without a size in LIST_SIZES: {', '.join(missing)}")
@@ -139,7 +137,8 @@ class SchemaFacts:
         if name == "__type" and parent is self.schema.query_type:
             return TypeMetaFieldDef
         if isinstance(parent, (GraphQLObjectType, GraphQLInterfaceType)):
-            return parent.fields.get(name)
+            field: GraphQLField | None = parent.fields.get(name)
+            return field
         return None  # unknown type or field, __typename, a union's field: counted as 1
 
     def named(self, name: str) -> GraphQLNamedType | None:
@@ -244,7 +243,7 @@ class Walk:
         argument = sized.size.argument
         if argument is None:
             return sized.size.maximum
-        requested: Any = sized.default
+        requested: object = sized.default
         for given in node.arguments or ():
             if given.name.value != argument:
                 continue

@@ -7,6 +7,7 @@ schema extensions during parsing and validation, which never reach an execution-
 import logging
 from collections.abc import Iterator
 from functools import lru_cache
+from typing import Any
 
 from graphql import DocumentNode, SelectionSetNode, parse, visit
 from graphql.error import GraphQLError
@@ -22,7 +23,7 @@ UNEXPECTED = "Unexpected error"
 CLIENT_ERROR_CODE = 400
 
 
-def _rebuild(error: GraphQLError, message: str, extensions: dict) -> GraphQLError:
+def _rebuild(error: GraphQLError, message: str, extensions: dict[str, Any]) -> GraphQLError:
     return GraphQLError(
         message,
         nodes=error.nodes,
@@ -37,7 +38,7 @@ def shape_error(error: GraphQLError) -> GraphQLError:
     """Give ``error`` an ``extensions.code`` equal to the REST error code; mask the unexpected."""
     original = error.original_error
     if isinstance(original, ServiceError):
-        extra = {"code": original.code}
+        extra: dict[str, Any] = {"code": original.code}
         if original.param is not None:
             extra["param"] = original.param
         return _rebuild(error, original.message, extra)
@@ -57,7 +58,7 @@ class _EmptySelections(Visitor):
         super().__init__()
         self.found = False
 
-    def enter_selection_set(self, node: SelectionSetNode, *_args) -> None:
+    def enter_selection_set(self, node: SelectionSetNode, *_args: Any) -> None:
         if not node.selections:
             self.found = True
 
@@ -70,8 +71,8 @@ def _has_empty_selection_set(document: DocumentNode) -> bool:
 
 @lru_cache(maxsize=1024)
 def _text_has_empty_selection_set(query: str) -> bool:
-    """The same check by the document's text, remembered: walking a nested page's document took
-    about as long as the rest of a small query's validation, for the same few documents."""
+    """The same check by the document's text, remembered: clients send the same few documents
+    again and again."""
     return _has_empty_selection_set(parse(query))
 
 

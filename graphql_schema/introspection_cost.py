@@ -2,13 +2,13 @@
 
 An introspection answer depends on the schema alone, and its lists (types, fields, arguments)
 differ so much in size that a worst case per list would price GraphiQL's own introspection query
-at some thirty times its answer. So the selection is walked over the schema's own objects with
+far above its answer. So the selection is walked over the schema's own objects with
 graphql-core's introspection resolvers, counting values as cost.py does: one per field, one per
 list item. Each selection (a fragment's included) is counted once per schema object (``memo``),
 so the work is bounded by the document's size times the schema's.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -17,6 +17,7 @@ from graphql import (
     FragmentDefinitionNode,
     FragmentSpreadNode,
     GraphQLList,
+    GraphQLNamedType,
     GraphQLNonNull,
     GraphQLObjectType,
     GraphQLSchema,
@@ -51,7 +52,7 @@ class IntrospectionCount:
         schema: GraphQLSchema,
         fragments: Mapping[str, FragmentDefinitionNode],
         values: Mapping[str, Any],
-        saturate: Any,
+        saturate: Callable[[int], int],
     ) -> None:
         self.schema = schema
         self.info = SimpleNamespace(schema=schema)  # all the introspection resolvers read
@@ -70,7 +71,7 @@ class IntrospectionCount:
             return self.field_value(SchemaMetaFieldDef.type, self.schema, children, group[0])
         name = self._type_name(group[0])
         if name is None:  # not known before execution: the largest type answer
-            sources = list(self.schema.type_map.values())
+            sources: list[GraphQLNamedType | None] = list(self.schema.type_map.values())
         else:
             sources = [self.schema.get_type(name)]
         return max(
@@ -90,7 +91,7 @@ class IntrospectionCount:
         return None
 
     def field_value(
-        self, field_type: Any, result: Any, children: list[SelectionNode], node: FieldNode
+        self, field_type: Any, result: Any, children: Sequence[SelectionNode], node: FieldNode
     ) -> int:
         """Values of one field whose resolver returned ``result``."""
         if result is None or not children:
@@ -107,10 +108,10 @@ class IntrospectionCount:
 
     def below(
         self,
-        children: list[SelectionNode],
+        children: Sequence[SelectionNode],
         object_type: GraphQLObjectType,
         source: Any,
-        node: FieldNode,
+        node: FieldNode | FragmentDefinitionNode,
     ) -> int:
         """Values under one object, worked out once per selection and schema object."""
         key = _key(node, source)
@@ -120,7 +121,7 @@ class IntrospectionCount:
         return known
 
     def selections(
-        self, nodes: list[SelectionNode], object_type: GraphQLObjectType, source: Any
+        self, nodes: Sequence[SelectionNode], object_type: GraphQLObjectType, source: Any
     ) -> int:
         total = 0
         fields: dict[str, list[FieldNode]] = {}

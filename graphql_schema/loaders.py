@@ -6,14 +6,17 @@ objects asks for a relation, the relation is fetched for all registered siblings
 and cached for the rest of the request.
 """
 
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, TypeVar, cast
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 class BatchCache:
     def __init__(self) -> None:
         self._seen: dict[str, dict[Hashable, None]] = {}
-        self._loaded: dict[Hashable, dict[Hashable, Any]] = {}
+        self._loaded: dict[Hashable, dict[Any, Any]] = {}
 
     def register(self, kind: str, keys: Iterable[Hashable]) -> None:
         """Remember ``keys`` as objects of ``kind`` that later resolvers may ask about."""
@@ -30,18 +33,19 @@ class BatchCache:
         self,
         relation: Hashable,
         kind: str,
-        key: Hashable,
-        fetch: Callable[[list[Any]], dict[Any, Any]],
-    ) -> Any:
+        key: K,
+        fetch: Callable[[list[K]], Mapping[K, V]],
+    ) -> V:
         """Return ``relation`` for ``key``; on a miss fetch it for every pending sibling at once.
 
         ``relation`` names the relation and its arguments (e.g. ("deals", 20)); ``fetch`` takes
-        a list of keys and returns a dict with an entry for each of them.
+        a list of keys and returns a dict with an entry for each of them (a key it leaves out
+        reads as None).
         """
         cache = self._loaded.setdefault(relation, {})
         if key not in cache:
-            pending = [k for k in self._seen.get(kind, {}) if k not in cache]
+            pending: list[Any] = [k for k in self._seen.get(kind, {}) if k not in cache]
             if key not in pending:
                 pending.append(key)
             cache.update(fetch(pending))
-        return cache.get(key)
+        return cast(V, cache.get(key))

@@ -1,8 +1,13 @@
 """The Query root and the schema with its abuse limits."""
 
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
 import strawberry
+from graphql import GraphQLError
 from strawberry import Info
 from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
+from strawberry.types import ExecutionContext
 
 from service import bounds, deals, dispensaries, doctors, laws, search, strains
 from service.dispensaries import dispensaries_by_public_ids
@@ -16,6 +21,7 @@ from service.filters import (
     StrainFilters,
 )
 from service.paging import PageRequest
+from service.search import SearchHit
 from web.settings import WebSettings
 
 from .accel.budgets import DeadlineExecution, core_schema
@@ -32,25 +38,25 @@ __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
 MAX_TOKENS = 2_000
 
 
-def _value(enum_member) -> str | None:
+def _value(enum_member: StrainType | DispensaryType | SearchType | None) -> str | None:
     return enum_member.value if enum_member is not None else None
 
 
-def _search_items(info: Info[Context, None], hits) -> list:
+def _search_items(info: Info[Context, None], hits: Sequence[SearchHit]) -> list[SearchResult]:
     ctx = info.context
     by_kind: dict[str, list[str]] = {}
     for hit in hits:
         by_kind.setdefault(hit.type, []).append(hit.key)
     # Only the kinds on the page are fetched: strains by column, the others as ORM objects (so
     # a page of strains alone opens no session).
-    fetch = {
+    fetch: dict[str, Callable[[list[str]], Mapping[str, Any]]] = {
         "strain": lambda keys: strains.strains_by_slugs(ctx.db, keys),
         "dispensary": lambda keys: dispensaries_by_public_ids(ctx.session, keys),
         "doctor": lambda keys: doctors_by_public_ids(ctx.session, keys),
         "deal": lambda keys: deals.deals_by_public_ids(ctx.session, keys),
     }
     found = {kind: fetch[kind](keys) for kind, keys in by_kind.items()}
-    build = {
+    build: dict[str, Callable[[Any, Info[Context, None]], SearchResult]] = {
         "strain": Strain.from_model,
         "dispensary": Dispensary.from_model,
         "doctor": Doctor.from_model,
@@ -61,7 +67,9 @@ def _search_items(info: Info[Context, None], hits) -> list:
 
 @strawberry.type
 class Query:
-    @strawberry.field(description="Strains by type, effect, flavor, THC and CBD range; by name.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Strains by type, effect, flavor, THC and CBD range; by name."
+    )
     def strains(
         self,
         info: Info[Context, None],
@@ -89,14 +97,18 @@ class Query:
         )
         return Page.of(page, [Strain.from_model(s, info) for s in page.items])
 
-    @strawberry.field(description="One strain by slug, or null.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="One strain by slug, or null."
+    )
     def strain(self, info: Info[Context, None], slug: str) -> Strain | None:
         try:
             return Strain.from_model(strains.get_strain(info.context.db, slug), info)
         except NotFound:
             return None
 
-    @strawberry.field(description="Dispensaries by place, type and delivery; nearest first by zip.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Dispensaries by place, type and delivery; nearest first by zip."
+    )
     def dispensaries(
         self,
         info: Info[Context, None],
@@ -118,12 +130,16 @@ class Query:
         items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
         return Page.of(page, items)
 
-    @strawberry.field(description="One dispensary by id (disp_<n>), or null.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="One dispensary by id (disp_<n>), or null."
+    )
     def dispensary(self, info: Info[Context, None], id: str) -> Dispensary | None:
         found = dispensaries_by_public_ids(info.context.session, [id])
         return Dispensary.from_model(found[id], info) if id in found else None
 
-    @strawberry.field(description="Active deals by place and category; soonest expiry first.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Active deals by place and category; soonest expiry first."
+    )
     def deals(
         self,
         info: Info[Context, None],
@@ -142,7 +158,7 @@ class Query:
         )
         return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
-    @strawberry.field(
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Doctors by place and telehealth; by name "
         f"(limit at most {bounds.DOCTORS.maximum})."
     )
@@ -163,18 +179,24 @@ class Query:
         )
         return Page.of(page, [Doctor.from_model(d, info) for d in page.items])
 
-    @strawberry.field(description="The law record of one state or territory, or null.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The law record of one state or territory, or null."
+    )
     def law(self, info: Info[Context, None], state: str) -> Law | None:
         try:
             return Law.from_model(laws.get_law(info.context.db, state))
         except NotFound:
             return None
 
-    @strawberry.field(description="Every law record, by state code.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Every law record, by state code."
+    )
     def laws(self, info: Info[Context, None]) -> list[Law]:
         return [Law.from_model(law) for law in laws.list_laws(info.context.db)]
 
-    @strawberry.field(description="Ranked search across strains, dispensaries, doctors, deals.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Ranked search across strains, dispensaries, doctors, deals."
+    )
     def search(
         self,
         info: Info[Context, None],
@@ -198,7 +220,9 @@ class ApiSchema(strawberry.Schema):
     # Whether resolvers may use the tricks in accel/ (make_schema sets it).
     speed_tricks: bool = False
 
-    def process_errors(self, errors, execution_context=None) -> None:
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
         """Log nothing here: the view logs unexpected errors; client errors are not news."""
 
 

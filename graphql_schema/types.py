@@ -7,7 +7,7 @@ as soon as it fetches them, so the grandchildren's relation is again one stateme
 
 from collections.abc import Iterable
 from datetime import date
-from typing import Annotated, Generic, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 import strawberry
 from strawberry import Info
@@ -20,13 +20,13 @@ from models import Review as ReviewModel
 from service import bounds, deals, dispensaries, laws, strains
 from service.bounds import ListBound
 from service.deals import DealRow
-from service.dispensaries import MenuEntry
+from service.dispensaries import DispensaryRow, MenuEntry
 from service.doctors import DoctorRow
 from service.geo import normalise_state
 from service.laws import LawRecord
 from service.paging import Page as ServicePage
 from service.paging import PageRequest
-from service.strains import StrainRow
+from service.strains import StrainDetail, StrainRow
 
 from .accel.nodes import per_field_nodes
 from .context import Context
@@ -81,7 +81,7 @@ def _law_for(info: Info[Context, None], code: str) -> Law | None:
     """The law of ``code``, built once per request and shared by everything in that state."""
     ctx = info.context
 
-    def fetch(codes: list[str]) -> dict[str, Law]:
+    def fetch(codes: list[str]) -> dict[str, Law | None]:
         found = laws.laws_by_codes(ctx.db, codes)
         return {code: Law.from_model(law) for code, law in found.items()}
 
@@ -183,7 +183,10 @@ class Dispensary:
 
     @classmethod
     def from_model(
-        cls, d: DispensaryModel, info: Info[Context, None], distance: float | None = None
+        cls,
+        d: DispensaryModel | DispensaryRow,
+        info: Info[Context, None],
+        distance: float | None = None,
     ) -> "Dispensary":
         batch = info.context.batch
         batch.register_one("dispensary", d.id)
@@ -204,7 +207,7 @@ class Dispensary:
             _state=d.state,
         )
 
-    @strawberry.field(
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Active deals, soonest expiry first "
         f"(limit at most {bounds.DISPENSARY_DEALS.maximum})."
     )
@@ -223,7 +226,7 @@ class Dispensary:
         rows = ctx.batch.load(("deals", size), "dispensary", self._pk, fetch)
         return [Deal.from_model(deal, info, dispensary_name=self.name) for deal in rows]
 
-    @strawberry.field(
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description=f"Menu in menu order (limit at most {bounds.DISPENSARY_MENU.maximum})."
     )
     def menu(
@@ -232,7 +235,7 @@ class Dispensary:
         size = nested_limit(limit, bounds.DISPENSARY_MENU)
         ctx = info.context
         # Each item's strain comes with the menu, in one batched statement, when the query
-        # asks for it: a resolver per item cost about as much as the rest of the item.
+        # asks for it: cheaper than a resolver per item.
         with_strains = _menu_selects_strain(info)
 
         def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:
@@ -249,7 +252,7 @@ class Dispensary:
 
         return ctx.batch.load(("menu", size, with_strains), "dispensary", self._pk, fetch)
 
-    @strawberry.field(
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description=f"Newest reviews first (limit at most {bounds.DISPENSARY_REVIEWS.maximum})."
     )
     def reviews(
@@ -265,7 +268,9 @@ class Dispensary:
         )
         return [Review.from_model(review) for review in rows]
 
-    @strawberry.field(description="The law record of the dispensary's state or territory.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The law record of the dispensary's state or territory."
+    )
     def law(self, info: Info[Context, None]) -> Law | None:
         return _law_for(info, self._state)
 
@@ -299,7 +304,9 @@ class Deal:
             _dispensary_pk=deal.dispensary_id,
         )
 
-    @strawberry.field(description="The dispensary offering the deal.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The dispensary offering the deal."
+    )
     def dispensary(self, info: Info[Context, None]) -> Dispensary:
         ctx = info.context
 
@@ -335,7 +342,9 @@ class Doctor:
             price=doctor.price,
         )
 
-    @strawberry.field(description="The law record of the doctor's state or territory.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The law record of the doctor's state or territory."
+    )
     def law(self, info: Info[Context, None]) -> Law | None:
         return _law_for(info, self.state)
 
@@ -355,7 +364,7 @@ class Strain:
     _pk: strawberry.Private[int] = 0
 
     @classmethod
-    def from_model(cls, s: StrainRow, info: Info[Context, None]) -> "Strain":
+    def from_model(cls, s: StrainRow | StrainDetail, info: Info[Context, None]) -> "Strain":
         info.context.batch.register_one("strain", s.id)
         return cls(
             slug=s.slug,
@@ -381,7 +390,9 @@ class Strain:
             lambda ids: strains.terpenes_by_strain(ctx.db, ids),
         )
 
-    @strawberry.field(description="Dispensaries whose menu lists the strain, by name.")
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Dispensaries whose menu lists the strain, by name."
+    )
     def dispensaries(
         self,
         info: Info[Context, None],
@@ -415,6 +426,6 @@ class Page(Generic[T]):
     offset: int
 
     @classmethod
-    def of(cls, page: ServicePage, items: list[T]) -> "Page[T]":
+    def of(cls, page: ServicePage[Any], items: list[T]) -> "Page[T]":
         """``items`` (built from ``page.items``) with the service page's total, limit, offset."""
         return cls(items=items, total=page.total, limit=page.limit, offset=page.offset)

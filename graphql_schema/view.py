@@ -75,7 +75,7 @@ def offline_graphiql_html() -> str:
     ).replace("<title>Strawberry GraphiQL</title>", "<title>Cannabis Data Service GraphQL</title>")
 
 
-class ApiGraphQLView(GraphQLView):
+class ApiGraphQLView(GraphQLView[Context, None]):
     """Runs operations with a per-request Context and reports the caller's quota.
 
     Each operation has ``time_budget_ms`` from the start of the request; past it, execution stops
@@ -83,8 +83,8 @@ class ApiGraphQLView(GraphQLView):
     in ``extensions.cost`` (from the CostLimits extension's results).
     """
 
-    # One instance serves every request (it keeps only what __init__ sets, read-only after):
-    # made per request, it read and rewrote the GraphiQL page on every operation.
+    # One instance serves every request (it keeps only what __init__ sets, read-only after), so
+    # the GraphiQL page is read and rewritten once, not on every operation.
     init_every_request = False
 
     def __init__(

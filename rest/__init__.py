@@ -5,7 +5,7 @@ flask_smorest; never graphql_schema or seed.
 """
 
 from flask import Flask, Response
-from flask_smorest import Api
+from flask_smorest import Api  # type: ignore[import-untyped]  # ships no type hints
 from werkzeug.exceptions import HTTPException
 
 from web.errors import http_error_response
@@ -19,7 +19,7 @@ from .schemas import ErrorEnvelopeSchema
 API_PREFIX = "/api/v1"
 
 
-class EnvelopeApi(Api):
+class EnvelopeApi(Api):  # type: ignore[misc]  # flask-smorest's Api is untyped
     """flask-smorest Api whose HTTP errors have the app-wide envelope of web.errors."""
 
     ERROR_SCHEMA = ErrorEnvelopeSchema

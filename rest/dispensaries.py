@@ -1,6 +1,10 @@
 """GET /api/v1/dispensaries and /api/v1/dispensaries/{id} (SPEC 4.3, 4.4)."""
 
+from typing import Any
+
 from service import dispensaries
+from service.filters import DispensaryFilters
+from service.paging import PageRequest
 from web.db import request_connection, request_session
 from web.routes import route_policy
 
@@ -17,7 +21,7 @@ from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelop
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)
-def list_dispensaries(args):
+def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, Any]:
     """Search dispensaries by place, type and delivery; nearest first around a ZIP code."""
     filters, page = args
     return ok_page(dispensaries.list_dispensaries(request_connection(), filters, page))
@@ -30,6 +34,6 @@ def list_dispensaries(args):
 )
 @errors(bp, 401, 404, 405, 429, 500)
 @not_modified(bp)
-def get_dispensary(dispensary_id: str):
+def get_dispensary(dispensary_id: str) -> dict[str, Any]:
     """One dispensary with contact details, menu and newest reviews."""
     return ok(dispensaries.get_dispensary(request_session(), dispensary_id))

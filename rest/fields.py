@@ -18,6 +18,8 @@ _FALSE = ("false", "0")
 class _Described:
     """Mixin: error messages read "<param> must be <expectation>"."""
 
+    data_key: str | None  # set by the marshmallow field it is mixed into
+
     def __init__(self, *, expect: str, **kwargs: Any) -> None:
         self.expect = expect
         super().__init__(**kwargs)
@@ -134,7 +136,7 @@ BOOLEAN_PATTERN = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$"
 # Output fields of the schemas (rest/schemas.py).
 
 
-class AbsentWhenNone(fields.Field):
+class AbsentWhenNone(fields.Field[Any]):
     """An output field left out of the object when its value is None (rather than null)."""
 
     def serialize(self, attr: str, obj: Any, accessor: Any = None, **kwargs: Any) -> Any:

@@ -8,11 +8,12 @@ from collections.abc import Callable, Iterable
 from http import HTTPStatus
 from typing import Any
 
-from flask import Blueprint, Flask, Response, request
+from flask import Blueprint, Response, request
 from flask.sansio.blueprints import BlueprintSetupState
 
 from web.csp import page_headers
 
+from .blueprint import V1Blueprint, View
 from .schemas import ErrorEnvelopeSchema
 
 OPENAPI_PATH = "/api/v1/openapi.json"
@@ -126,7 +127,7 @@ def _error_headers(code: int) -> dict[str, Any]:
     return SUCCESS_HEADERS
 
 
-def not_modified(bp: Any) -> Callable[[Callable], Callable]:
+def not_modified(bp: V1Blueprint) -> Callable[[View], View]:
     """Document the bodiless 304 a matching If-None-Match gets (not charged)."""
     return bp.alt_response(
         304,
@@ -135,10 +136,10 @@ def not_modified(bp: Any) -> Callable[[Callable], Callable]:
     )
 
 
-def errors(bp: Any, *codes: int) -> Callable[[Callable], Callable]:
+def errors(bp: V1Blueprint, *codes: int) -> Callable[[View], View]:
     """Document the error envelope for each status ``code`` an operation can answer."""
 
-    def decorate(view: Callable) -> Callable:
+    def decorate(view: View) -> View:
         for code in codes:
             view = bp.alt_response(
                 code,
@@ -179,5 +180,4 @@ def _secure_swagger_ui(state: BlueprintSetupState) -> None:
         response.headers.update(headers)
         return response
 
-    app: Flask = state.app
-    app.after_request_funcs.setdefault(DOCS_BLUEPRINT, []).append(add_policy)
+    state.app.after_request_funcs.setdefault(DOCS_BLUEPRINT, []).append(add_policy)

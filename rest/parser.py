@@ -32,7 +32,7 @@ class QueryParser(FlaskParser):
         error_status_code: int | None,
         error_headers: Any,
     ) -> NoReturn:
-        messages = error.normalized_messages()
+        messages = error.normalized_messages()  # type: ignore[no-untyped-call]  # marshmallow: unannotated
         per_field = messages.get("query", messages) if isinstance(messages, dict) else {}
         # Report the first bad parameter in the schema's declared order.
         order = [f.data_key or n for n, f in schema.fields.items()]

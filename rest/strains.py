@@ -1,6 +1,10 @@
 """GET /api/v1/strains and /api/v1/strains/{slug} (SPEC 4.1, 4.2)."""
 
+from typing import Any
+
 from service import strains
+from service.filters import StrainFilters
+from service.paging import PageRequest
 from web.db import request_connection
 from web.routes import route_policy
 
@@ -17,7 +21,7 @@ from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page
 @bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500)
 @not_modified(bp)
-def list_strains(args):
+def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
     """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name."""
     filters, page = args
     return ok_page(strains.list_strains(request_connection(), filters, page))
@@ -28,6 +32,6 @@ def list_strains(args):
 @bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 401, 404, 405, 429, 500)
 @not_modified(bp)
-def get_strain(slug: str):
+def get_strain(slug: str) -> dict[str, Any]:
     """One strain with description, terpenes, rating and review count."""
     return ok(strains.get_strain(request_connection(), slug))

@@ -1,5 +1,7 @@
 """GET /api/v1/usage: the caller's tier and quota, answered without spending quota."""
 
+from typing import Any
+
 from flask import current_app, g
 
 from web.limits import LIMITER_EXTENSION, held_units, usage_of
@@ -15,7 +17,7 @@ from .schemas import UsageSchema, detail_envelope
 @route_policy(keyed=True, metered=False, conditional=False)
 @bp.response(200, detail_envelope(UsageSchema, "UsageDetail"), headers=REQUEST_ID_HEADER)
 @errors(bp, 401, 405, 500)
-def get_usage():
+def get_usage() -> dict[str, Any]:
     """The API key's tier, hourly limit, requests remaining and reset time; not charged."""
     api_key = g.api_key
     limiter = current_app.extensions[LIMITER_EXTENSION]

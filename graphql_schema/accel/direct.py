@@ -16,7 +16,7 @@ functions are replaced), ``Info._raw_info`` and ``Info._field`` (to build an ``I
 """
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from graphql import GraphQLObjectType, GraphQLResolveInfo
 from strawberry import Schema
@@ -84,7 +84,7 @@ def _plain(annotation: Any) -> bool:
 def _direct(schema: Schema, field: StrawberryField) -> Callable[..., Any]:
     resolver = field.base_resolver
     assert resolver is not None
-    call = resolver.wrapped_func
+    call = cast(Callable[..., Any], resolver.wrapped_func)
     info_class = schema.config.info_class
     converter = schema.config.name_converter
     names = {
@@ -99,7 +99,7 @@ def _direct(schema: Schema, field: StrawberryField) -> Callable[..., Any]:
     ]
     info_name = resolver.info_parameter.name if resolver.info_parameter is not None else None
 
-    def resolve(source: Any, info: GraphQLResolveInfo, **arguments: Any) -> Any:
+    def resolve(source: Any, info: GraphQLResolveInfo[Any], **arguments: Any) -> Any:
         if renamed:
             arguments = {renamed.get(name, name): value for name, value in arguments.items()}
         if info_name is not None:

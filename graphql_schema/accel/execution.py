@@ -27,8 +27,10 @@ from graphql import (
     Undefined,
     is_leaf_type,
 )
+from graphql.execution.collect_fields import FieldDetails
 from strawberry.resolvers import is_default_resolver
 from strawberry.schema.schema_converter import GraphQLCoreConverter
+from strawberry.types.field import StrawberryField
 
 from .budgets import DeadlineExecution
 
@@ -60,10 +62,13 @@ class Irregular(Exception):
 
 def plain_attribute(field: GraphQLField) -> str | None:
     """The attribute a field reads when Strawberry resolves it by ``getattr``, else None."""
-    definition = (field.extensions or {}).get(GraphQLCoreConverter.DEFINITION_BACKREF)
+    definition: StrawberryField | None = (field.extensions or {}).get(
+        GraphQLCoreConverter.DEFINITION_BACKREF
+    )
     if (
         definition is None
         or field.args
+        or field.resolve is None
         or not is_default_resolver(field.resolve)
         or not definition.is_basic_field
         or definition.default_resolver is not getattr
@@ -135,7 +140,9 @@ def plain_field_execution() -> type[DeadlineExecution]:
             manager = self.middleware_manager
             self._fast = manager is None or not manager.middlewares
 
-        def completer(self, return_type: GraphQLOutputType, details: list) -> Completer | None:
+        def completer(
+            self, return_type: GraphQLOutputType, details: list[FieldDetails]
+        ) -> Completer | None:
             """How to complete values of ``return_type`` selected by ``details``, or None."""
             if not self._fast:
                 return None
@@ -148,7 +155,9 @@ def plain_field_execution() -> type[DeadlineExecution]:
                 known = self._completers[key] = (details, built)
             return known[1]
 
-        def _build(self, return_type: GraphQLOutputType, details: list) -> Completer | None:
+        def _build(
+            self, return_type: GraphQLOutputType, details: list[FieldDetails]
+        ) -> Completer | None:
             if isinstance(return_type, GraphQLNonNull):
                 inner = self._build_nullable(return_type.of_type, details)
                 return _non_null(inner) if inner is not None else None
@@ -156,7 +165,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
             return _nullable(inner) if inner is not None else None
 
         def _build_nullable(
-            self, return_type: GraphQLOutputType, details: list
+            self, return_type: GraphQLOutputType, details: list[FieldDetails]
         ) -> Completer | None:
             if isinstance(return_type, GraphQLList):
                 item = self._build(return_type.of_type, details)
@@ -167,7 +176,9 @@ def plain_field_execution() -> type[DeadlineExecution]:
                 return self._build_object(return_type, details)
             return None  # interfaces and unions: graphql-core resolves their runtime type
 
-        def _build_object(self, object_type: GraphQLObjectType, details: list) -> Completer | None:
+        def _build_object(
+            self, object_type: GraphQLObjectType, details: list[FieldDetails]
+        ) -> Completer | None:
             grouped, new_defer_usages, *_ = self.collect_subfields(object_type, details)
             if new_defer_usages:
                 return None
@@ -189,7 +200,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
             is_type_of = object_type.is_type_of
 
             def complete_object(value: Any) -> dict[str, Any]:
-                if is_type_of is not None and not is_type_of(value, None):
+                if is_type_of is not None and not is_type_of(value, None):  # type: ignore[arg-type]  # Strawberry's is_type_of ignores info
                     raise Irregular
                 return {name: done(getattr(value, attr)) for name, attr, done in steps}
 
@@ -198,7 +209,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
         def complete_value(
             self,
             return_type: GraphQLOutputType,
-            field_details_list: list,
+            field_details_list: list[FieldDetails],
             info: Any,
             path: Any,
             result: Any,
@@ -219,7 +230,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
             parent_type: GraphQLObjectType,
             source_value: Any,
             path: Any,
-            grouped_field_set: dict,
+            grouped_field_set: dict[str, list[FieldDetails]],
             position_context: Any,
         ) -> Any:
             self.check_deadline()
@@ -229,7 +240,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
                     parent_type, source_value, path, grouped_field_set, position_context
                 )
             done: dict[str, Any] = {}
-            rest: dict = {}
+            rest: dict[str, list[FieldDetails]] = {}
             for response_name, details in grouped_field_set.items():
                 node = details[0].node
                 entry = fields.get(node.name.value)
@@ -260,7 +271,7 @@ def plain_field_execution() -> type[DeadlineExecution]:
     return PlainFieldExecution
 
 
-def _has_other_directives(details: list) -> bool:
+def _has_other_directives(details: list[FieldDetails]) -> bool:
     """Whether a field group carries a directive other than ``@skip``/``@include`` (``@stream``)."""
     return any(
         directive.name.value not in _COLLECTION_DIRECTIVES
@@ -273,7 +284,9 @@ def _typename(name: str) -> Completer:
     return lambda _value: name
 
 
-def _in_order(grouped_field_set: dict, done: dict, executed: dict) -> dict:
+def _in_order(
+    grouped_field_set: dict[str, list[FieldDetails]], done: dict[str, Any], executed: dict[str, Any]
+) -> dict[str, Any]:
     """Both halves of an object's fields, in the order the query selected them."""
     return {
         name: done[name] if name in done else executed[name]

@@ -1,8 +1,8 @@
 """Work that every sibling of a field shares, done once per request instead of once per sibling.
 
 The resolvers of one field in a list (each dispensary's ``menu``) see the same field nodes of the
-query, so what they work out from those nodes alone (``info.selected_fields``, whose conversion
-costs more than the rest of a menu resolver) is kept in the context by the nodes' identity.
+query, so what they work out from those nodes alone (``info.selected_fields``, costly to convert)
+is kept in the context by the nodes' identity.
 With the tricks off (a schema built with ``stock=True``) it is worked out at every call.
 
 Private names: Strawberry's ``Info._raw_info`` (graphql-core's resolve info, for its
@@ -10,7 +10,7 @@ Private names: Strawberry's ``Info._raw_info`` (graphql-core's resolve info, for
 """
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from strawberry import Info
 
@@ -32,4 +32,4 @@ def per_field_nodes(info: Info[Any, Any], work: Callable[[], T]) -> T:
     if found is None:
         # The nodes are kept with the answer so that their ids stay theirs for the request.
         found = memo[key] = (nodes, work())
-    return found[1]
+    return cast(T, found[1])

@@ -11,9 +11,9 @@ from datetime import date
 from typing import Any
 
 import orjson
+from cross_web import SyncHTTPRequestAdapter
 from flask import Request, Response, g
 from strawberry.http import GraphQLRequestData
-from strawberry.http.sync_base_view import SyncHTTPRequestAdapter
 from strawberry.types import ExecutionResult
 
 from web.caching import PageCache, cache_key

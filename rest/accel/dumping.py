@@ -14,7 +14,7 @@ Private names: Marshmallow's ``Schema._serialize`` (overridden: the loop it repl
 import datetime as dt
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, cast
 
 from flask import current_app, has_app_context
 from marshmallow import Schema, fields, missing
@@ -84,7 +84,7 @@ def _compile(schema: Schema) -> Callable[[Any], dict[str, Any]] | None:
         steps.append((out, _getter(schema, key, custom_getter), convert, _omits_none(field)))
 
     def dump_one(obj: Any) -> dict[str, Any]:
-        result = {}
+        result: dict[str, Any] = {}
         for out, get, convert, omit_none in steps:
             value = get(obj)
             if value is missing:
@@ -114,11 +114,11 @@ def _getter(schema: Schema, key: str, custom: bool) -> Callable[[Any], Any]:
     return get
 
 
-def _omits_none(field: fields.Field) -> bool:
+def _omits_none(field: fields.Field[Any]) -> bool:
     return isinstance(field, AbsentWhenNone)
 
 
-def _kind(field: fields.Field) -> type:
+def _kind(field: fields.Field[Any]) -> type:
     """The Marshmallow field class that decides how ``field`` converts values."""
     kind = type(field)
     if issubclass(kind, AbsentWhenNone):
@@ -126,22 +126,25 @@ def _kind(field: fields.Field) -> type:
     return kind
 
 
-def _converter(field: fields.Field) -> Convert | None:
+def _converter(field: fields.Field[Any]) -> Convert | None:
     """How ``field`` turns a present, non-None value into output; None if not supported."""
     kind = _kind(field)
+    # ``field`` is an instance of ``kind``, which the casts below tell the type checker.
     if kind is fields.String:
         return str
-    if kind is fields.Integer and not field.as_string:
+    if kind is fields.Integer and not cast(fields.Integer, field).as_string:
         return int
-    if kind is fields.Float and not field.as_string:
+    if kind is fields.Float and not cast(fields.Float, field).as_string:
         return float
     if kind is fields.Boolean:
-        return _boolean(field)
-    if kind is fields.Date and field.format not in (None, "iso", "rfc", "timestamp"):
-        date_format = field.format
+        return _boolean(cast(fields.Boolean, field))
+    if kind is fields.Date:
+        date_format = cast(fields.Date, field).format
+        if date_format is None or date_format in ("iso", "rfc", "timestamp"):
+            return None  # the default and named formats: Marshmallow's loop
         return lambda value: dt.date.strftime(value, date_format)
-    if kind is fields.Dict and _is_string_field(field.key_field):
-        values = field.value_field
+    if kind is fields.Dict and _is_string_field(cast(fields.Dict, field).key_field):
+        values = cast(fields.Dict, field).value_field
         if not _is_string_field(values):
             return None
         return lambda value: {
@@ -149,11 +152,11 @@ def _converter(field: fields.Field) -> Convert | None:
             for k, v in value.items()
         }
     if kind is fields.Pluck:
-        return _pluck(field)
+        return _pluck(cast(fields.Pluck, field))
     if kind is fields.Nested:
-        return _nested(field)
+        return _nested(cast(fields.Nested, field))
     if kind is fields.List:
-        inner = field.inner
+        inner = cast(fields.List[Any], field).inner
         if type(inner) is fields.Nested:
             return _nested(inner, many=True)
         item = _converter(inner)
@@ -163,7 +166,7 @@ def _converter(field: fields.Field) -> Convert | None:
     return None
 
 
-def _is_string_field(field: fields.Field | None) -> bool:
+def _is_string_field(field: fields.Field[Any] | None) -> bool:
     return field is not None and type(field) is fields.String
 
 
