@@ -2,7 +2,8 @@
 
 Each list's page bounds come from service.bounds, its words from service.vocab and the other
 limits from service.filters; nothing is re-typed here.
-Unknown parameters are ignored; a known parameter given twice is rejected by the parser.
+Unknown parameters are refused before these run (rest.blueprint); a known parameter given twice
+is rejected by the parser.
 """
 
 from typing import Any
@@ -47,8 +48,15 @@ from .openapi import (
     word_pattern,
 )
 
-# The largest integer StrictInteger reads (18 digits); a larger limit is reduced, not refused.
-_LARGEST_INTEGER = 10**18 - 1
+# The document publishes the values a client should send, typed (integer, number, boolean, enum),
+# so that generated clients get typed arguments. The server reads more than that, as each
+# description says (any case, surrounding whitespace, 1/0, a limit over its maximum), with the
+# messages it always had: ``ACCEPTS`` in a field's metadata is the exact grammar of the strings it
+# takes (apispec publishes only OpenAPI keywords, so it stays out of the document), and
+# tests/fuzz checks the server against it.
+ACCEPTS = "accepts"
+# A limit over the maximum (up to the 18 digits StrictInteger reads) is reduced, not refused.
+_LIMIT_ACCEPTS = "^-?(?=[0-9]{1,18}$)0*[1-9][0-9]*$"
 
 
 def _limit(bound: ListBound) -> StrictInteger:
@@ -59,8 +67,9 @@ def _limit(bound: ListBound) -> StrictInteger:
             "description": f"Results per page, 1 to {maximum}; larger values (up to 18 digits) "
             f"are reduced to {maximum} and meta.limit shows the limit in effect.",
             "minimum": 1,
-            "maximum": _LARGEST_INTEGER,
+            "maximum": maximum,
             "default": bound.default,
+            ACCEPTS: _LIMIT_ACCEPTS,
         },
     )
 
@@ -79,8 +88,8 @@ def _offset() -> StrictInteger:
 
 def _decimal(description: str) -> str:
     return (
-        f"{description} A plain decimal: at most {DECIMAL_DIGITS} digits before the point and "
-        f"{DECIMAL_DIGITS} after it."
+        f"{description} Written as a plain decimal: at most {DECIMAL_DIGITS} digits before the "
+        f"point and {DECIMAL_DIGITS} after it, no exponent."
     )
 
 
@@ -89,8 +98,9 @@ def _percent(description: str, maximum: float) -> StrictNumber:
         expect=f"a number from 0 to {maximum:g}",
         metadata={
             "description": _decimal(f"{description}, from 0 to {maximum:g}."),
-            "type": "string",
-            "pattern": decimal_pattern(int(maximum)),
+            "minimum": 0,
+            "maximum": maximum,
+            ACCEPTS: decimal_pattern(int(maximum)),
         },
     )
 
@@ -98,9 +108,8 @@ def _percent(description: str, maximum: float) -> StrictNumber:
 def _boolean(description: str) -> StrictBoolean:
     return StrictBoolean(
         metadata={
-            "description": f"{description} true or false (1 or 0), any case.",
-            "type": "string",
-            "pattern": BOOLEAN_PATTERN,
+            "description": f"{description} true or false; 1 and 0 and any case are read too.",
+            ACCEPTS: BOOLEAN_PATTERN,
         }
     )
 
@@ -109,8 +118,9 @@ def _choice(words: tuple[str, ...], description: str = "") -> fields.String:
     listed = f"{', '.join(words[:-1])} or {words[-1]}"
     return fields.String(
         metadata={
-            "description": f"{description}{listed} (any case).",
-            "pattern": choice_pattern(words),
+            "description": f"{description}{listed}; any case, surrounding whitespace ignored.",
+            "enum": list(words),
+            ACCEPTS: choice_pattern(words),
         }
     )
 
@@ -129,8 +139,10 @@ def _word(example: str) -> fields.String:
 def _state() -> fields.String:
     return fields.String(
         metadata={
-            "description": "Two-letter code of a US state, DC or territory (any case).",
-            "pattern": state_pattern(JURISDICTIONS),
+            "description": "Two-letter code of a US state, DC or territory; any case, "
+            "surrounding ASCII whitespace ignored.",
+            "enum": sorted(JURISDICTIONS),
+            ACCEPTS: state_pattern(JURISDICTIONS),
         }
     )
 
@@ -196,8 +208,10 @@ class DispensaryArgs(_ListArgs):
                 f"Miles from zip, greater than 0 and at most {MAX_RADIUS_MILES:g} (default "
                 f"{DEFAULT_RADIUS_MILES:g}); only with zip."
             ),
-            "type": "string",
-            "pattern": decimal_pattern(int(MAX_RADIUS_MILES), exclusive_minimum=True),
+            "minimum": 0,
+            "exclusiveMinimum": True,
+            "maximum": MAX_RADIUS_MILES,
+            ACCEPTS: decimal_pattern(int(MAX_RADIUS_MILES), exclusive_minimum=True),
         },
     )
     type = _choice(DISPENSARY_TYPES)

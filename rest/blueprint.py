@@ -1,26 +1,49 @@
-"""The v1 blueprint object, shared by the route modules."""
+"""The v1 blueprint object, shared by the route modules.
+
+Every operation refuses query parameters it does not take (a 400 naming the parameter and, when
+one is close, the parameter meant), bar ``api_key`` and the cache-buster ``_``.
+"""
 
 from collections.abc import Callable, Mapping
+from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from flask import current_app, request
 from flask_smorest import Blueprint  # type: ignore[import-untyped]  # ships no type hints
 from marshmallow import Schema
+
+from service.errors import InvalidParameter
+from web.auth import QUERY_PARAMETER
 
 from .parser import QueryParser
 
 View = TypeVar("View", bound=Callable[..., Any])
+# The attribute naming the query parameters a view takes (set by V1Blueprint.arguments).
+QUERY_NAMES = "query_parameter_names"
+ALWAYS_ALLOWED = frozenset({QUERY_PARAMETER, "_"})
 
 
 class V1Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest's Blueprint is untyped
     ARGUMENTS_PARSER = QueryParser()
 
+    def arguments(
+        self, schema: Schema | type[Schema], *, location: str = "query", **kwargs: Any
+    ) -> Callable[[View], View]:
+        """flask-smorest's ``arguments``, also noting on the view the parameters it takes."""
+        decorate = super().arguments(schema, location=location, **kwargs)
+        fields = (schema if isinstance(schema, Schema) else schema()).fields
+        names = frozenset(field.data_key or name for name, field in fields.items())
+
+        def declare(view: View) -> View:
+            wrapped: View = decorate(view)
+            setattr(wrapped, QUERY_NAMES, names)
+            return wrapped
+
+        return declare
+
     if TYPE_CHECKING:
         # Signatures of the flask-smorest decorators the routes use (it ships no type hints).
         def get(self, rule: str, **options: Any) -> Callable[[View], View]: ...
-
-        def arguments(
-            self, schema: Schema | type[Schema], *, location: str = ..., **kwargs: Any
-        ) -> Callable[[View], View]: ...
 
         def response(
             self,
@@ -44,3 +67,25 @@ class V1Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest's Blueprint
 
 
 bp = V1Blueprint("api_v1", __name__, url_prefix="/api/v1", description="Cannabis data, v1")
+
+
+def unknown_parameter_message(name: str, known: frozenset[str]) -> str:
+    """``unknown parameter 'efect'; did you mean 'effect'?`` (or what the operation takes)."""
+    close = get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    if close:
+        return f"unknown parameter {name!r}; did you mean {close[0]!r}?"
+    if not known:
+        return f"unknown parameter {name!r}; this endpoint takes no query parameters"
+    return f"unknown parameter {name!r}; this endpoint takes {', '.join(sorted(known))}"
+
+
+def refuse_unknown_parameters() -> None:
+    """Runs after the key is checked and the request charged, before the arguments are read."""
+    view = current_app.view_functions.get(request.endpoint or "")
+    known: frozenset[str] = getattr(view, QUERY_NAMES, frozenset())
+    for name in request.args:
+        if name not in known and name not in ALWAYS_ALLOWED:
+            raise InvalidParameter(unknown_parameter_message(name, known), param=name)
+
+
+bp.before_request(refuse_unknown_parameters)

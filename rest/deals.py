@@ -31,7 +31,7 @@ def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
 @bp.get("/deals/<string:deal_id>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DealSchema, "DealDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500)
 @not_modified(bp)
 def get_deal(deal_id: str) -> dict[str, Any]:
     """One active deal, by the id lists and search give (an expired deal is not found)."""

@@ -32,7 +32,7 @@ def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, 
 @bp.response(
     200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS
 )
-@errors(bp, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500)
 @not_modified(bp)
 def get_dispensary(dispensary_id: str) -> dict[str, Any]:
     """One dispensary with contact details, menu and newest reviews."""

@@ -30,7 +30,7 @@ def list_doctors(args: tuple[DoctorFilters, PageRequest]) -> dict[str, Any]:
 @bp.get("/doctors/<string:doctor_id>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DoctorSchema, "DoctorDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500)
 @not_modified(bp)
 def get_doctor(doctor_id: str) -> dict[str, Any]:
     """One doctor, by the id lists and search give."""

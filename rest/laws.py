@@ -31,7 +31,7 @@ def list_laws(filters: LawFilters) -> dict[str, Any]:
 @bp.get("/laws/<string:state>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(LawSchema, "LawDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500)
 @not_modified(bp)
 def get_law(state: str) -> dict[str, Any]:
     """The cannabis law record of one state or territory."""

@@ -30,7 +30,7 @@ def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
 @bp.get("/strains/<string:slug>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500)
 @not_modified(bp)
 def get_strain(slug: str) -> dict[str, Any]:
     """One strain with description, terpenes, rating and review count."""

@@ -16,7 +16,7 @@ from .schemas import UsageSchema, detail_envelope
 @bp.get("/usage")
 @route_policy(keyed=True, metered=False, conditional=False)
 @bp.response(200, detail_envelope(UsageSchema, "UsageDetail"), headers=REQUEST_ID_HEADER)
-@errors(bp, 401, 405, 500)
+@errors(bp, 400, 401, 405, 500)
 def get_usage() -> dict[str, Any]:
     """The API key's tier, hourly limit, requests remaining and reset time; not charged."""
     api_key = g.api_key

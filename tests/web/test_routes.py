@@ -15,12 +15,16 @@ API_ROUTES = {
     "/api/v1/dispensaries": READ,
     "/api/v1/dispensaries/<string:dispensary_id>": READ,
     "/api/v1/deals": READ,
+    "/api/v1/deals/<string:deal_id>": READ,
     "/api/v1/doctors": READ,
+    "/api/v1/doctors/<string:doctor_id>": READ,
+    "/api/v1/laws": READ,
     "/api/v1/laws/<string:state>": READ,
     "/api/v1/search": READ,
     "/api/v1/usage": RoutePolicy(keyed=True),  # reports the quota without spending it
 }
 OPEN_ROUTES = [
+    "/",
     "/health",
     "/metrics",
     "/docs/errors",
