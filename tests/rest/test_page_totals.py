@@ -18,17 +18,6 @@ CASES = [
 
 
 @pytest.mark.parametrize(("path", "params"), CASES)
-def test_every_window_reports_the_same_total(api, path: str, params: dict) -> None:
-    total = api.json(path, limit=1, **params)["meta"]["total"]
-    assert total > 4
-    middle = api.json(path, limit=2, offset=total // 2, **params)
-    last = api.json(path, limit=3, offset=total - 1, **params)
-    past = api.json(path, limit=5, offset=total + 10, **params)
-    assert [len(middle["data"]), len(last["data"]), past["data"]] == [2, 1, []]
-    assert middle["meta"]["total"] == last["meta"]["total"] == past["meta"]["total"] == total
-
-
-@pytest.mark.parametrize(("path", "params"), CASES)
 def test_a_full_page_and_its_total_take_one_statement(
     make_app, api_keys: dict, count_statements, path: str, params: dict
 ) -> None:

@@ -84,6 +84,7 @@ def test_a_listed_deal_carries_its_columns_and_its_dispensarys_name(
             discount=deal["discount"],
             expires=deal["expires"],
             dispensary_id=deal["dispensary_id"],
+            dispensary_public_id=shops[deal["dispensary_id"]]["public_id"],
         )
 
 
@@ -127,22 +128,35 @@ def test_category_filter_keeps_only_active_deals_of_that_category(
 
 
 @pytest.mark.parametrize(
-    ("given", "folded"), [("EDIBLES", "edibles"), (" Pre-Rolls ", "pre-rolls")]
+    ("given", "folded"),
+    [
+        ("EDIBLES", "edibles"),
+        (" Pre-Rolls ", "pre-rolls"),
+        ("FLOWER", "flower"),
+        ("Edibles", "edibles"),
+        ("PRE-ROLLS", "pre-rolls"),
+    ],
 )
 def test_category_filter_ignores_case(
     db: Connection, dataset: Dataset, reference_day: date, given: str, folded: str
 ) -> None:
     expected = _expected(dataset, reference_day, category=folded)
-    assert _ids(_all(db, reference_day, category=given)) == expected
+    found = _all(db, reference_day, category=given)
+    assert found
+    assert _ids(found) == expected
 
 
-@pytest.mark.parametrize(("given", "code"), [("fl", "FL"), ("CA", "CA"), (" nj ", "NJ")])
+@pytest.mark.parametrize(
+    ("given", "code"), [("fl", "FL"), ("CA", "CA"), (" nj ", "NJ"), ("Fl", "FL"), ("ny", "NY")]
+)
 def test_state_filter_uses_the_state_of_the_deals_dispensary(
     db: Connection, dataset: Dataset, reference_day: date, given: str, code: str
 ) -> None:
     found = _all(db, reference_day, state=given)
     assert found
     assert _ids(found) == _expected(dataset, reference_day, state=code)
+    names = {shop["name"] for shop in dataset.dispensaries if shop["state"] == code}
+    assert {row.dispensary_name for row in found} <= names
 
 
 @pytest.mark.parametrize("given", ["Miami", "MIAMI", "  miami "])
@@ -166,6 +180,13 @@ def test_state_city_and_category_combine(
     expected = _expected(dataset, reference_day, **chosen)
     assert len(expected) == count
     assert _ids(_all(db, reference_day, state="fl", city="Miami", category=category)) == expected
+
+
+def test_state_and_category_combine(db: Connection, dataset: Dataset, reference_day: date) -> None:
+    found = _all(db, reference_day, state="ca", category="Flower")
+    expected = _expected(dataset, reference_day, state="CA", category="flower")
+    assert _ids(found) == expected
+    assert all(row.category == "flower" for row in found)
 
 
 @pytest.mark.parametrize("code", ["WY", "ks", "GA"])

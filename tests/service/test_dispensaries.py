@@ -8,12 +8,16 @@ those within the radius (50 miles unless given) are listed.
 
 import itertools
 import math
+import re
+from collections import Counter
 from typing import Any
 
 import pytest
 import zipcodes
 from sqlalchemy import Connection
+from sqlalchemy.orm import Session
 
+from models import Dispensary
 from seed import Dataset
 from service.dispensaries import DispensaryRow, list_dispensaries
 from service.errors import InvalidParameter
@@ -120,7 +124,18 @@ def test_dispensaries_sharing_a_name_follow_each_other_by_id(
 
 
 @pytest.mark.parametrize(
-    ("given", "code"), [("ca", "CA"), ("CA", "CA"), (" Tx ", "TX"), ("pr", "PR")]
+    ("given", "code"),
+    [
+        ("ca", "CA"),
+        ("CA", "CA"),
+        (" Tx ", "TX"),
+        ("pr", "PR"),
+        ("Tx", "TX"),
+        ("ny", "NY"),
+        ("PR", "PR"),
+        ("dc", "DC"),
+        (" ny ", "NY"),
+    ],
 )
 def test_state_filter_ignores_case_and_keeps_only_that_state(
     db: Connection, dataset: Dataset, given: str, code: str
@@ -129,6 +144,7 @@ def test_state_filter_ignores_case_and_keeps_only_that_state(
     assert found, f"the tiny dataset has dispensaries in {code}"
     assert _ids(found) == _expected(dataset, state=code)
     assert {row.state for row in found} == {code}
+    assert all(re.search(rf", {code} [0-9]{{5}}$", row.address) for row in found)
 
 
 @pytest.mark.parametrize("code", ["WY", "ks", "AS", "GA"])
@@ -149,6 +165,32 @@ def test_city_filter_ignores_case_and_extra_spaces(
     assert len(found) == 3
 
 
+@pytest.mark.parametrize("given", ["Los Angeles", "los angeles", "LOS ANGELES"])
+def test_city_filter_without_a_state_ignores_case(
+    db: Connection, dataset: Dataset, given: str
+) -> None:
+    city_of = {shop["public_id"]: shop["city"] for shop in dataset.dispensaries}
+    found = _all(db, city=given)
+    assert {city_of[row.public_id] for row in found} == {"Los Angeles"}
+    expected = [shop for shop in dataset.dispensaries if shop["city"] == "Los Angeles"]
+    assert len(found) == len(expected) == 3
+
+
+def test_city_and_state_combine(db: Connection, dataset: Dataset) -> None:
+    place_of = {shop["public_id"]: (shop["city"], shop["state"]) for shop in dataset.dispensaries}
+    counts = Counter(place_of.values())
+    (city, state), count = min(counts.items(), key=lambda pair: (-pair[1], pair[0][0]))
+    found = _all(db, city=city.upper(), state=state.lower())
+    assert found
+    assert {place_of[row.public_id] for row in found} == {(city, state)}
+    assert len(found) == count
+    other = "CA" if state != "CA" else "TX"
+    page = list_dispensaries(
+        db, DispensaryFilters.create(city=city, state=other), PageRequest.build()
+    )
+    assert page.total == counts[(city, other)]
+
+
 @pytest.mark.parametrize("city", ["Greenville", "huntsville"])
 def test_a_city_without_a_state_matches_that_city_in_every_state(
     db: Connection, dataset: Dataset, city: str
@@ -165,12 +207,20 @@ def test_an_unknown_city_gives_an_empty_page(db: Connection) -> None:
 
 @pytest.mark.parametrize(
     ("given", "folded"),
-    [("recreational", "recreational"), ("MEDICAL", "medical"), (" Both ", "both")],
+    [
+        ("recreational", "recreational"),
+        ("MEDICAL", "medical"),
+        (" Both ", "both"),
+        ("medical", "medical"),
+        ("both", "both"),
+        ("Recreational", "recreational"),
+    ],
 )
 def test_type_filter_ignores_case_and_keeps_exactly_that_type(
     db: Connection, dataset: Dataset, given: str, folded: str
 ) -> None:
     found = _all(db, type=given)
+    assert found
     assert _ids(found) == _expected(dataset, type=folded)
     assert {row.type for row in found} == {folded}
 
@@ -216,12 +266,16 @@ def test_a_zip_lists_dispensaries_within_50_miles_nearest_first(
 
 
 @pytest.mark.parametrize(
-    ("code", "radius"), [("10001", 5.0), ("20001", 100.5), ("43215", 500.0), ("94110", 0.1)]
+    ("code", "radius", "count"),
+    [("10001", 5.0, 1), ("20001", 100.5, 7), ("43215", 500.0, 40), ("94110", 0.1, 0)],
 )
 def test_the_radius_bounds_the_zip_search(
-    db: Connection, dataset: Dataset, code: str, radius: float
+    db: Connection, dataset: Dataset, code: str, radius: float, count: int
 ) -> None:
-    assert _ids(_all(db, zip=code, radius=radius)) == list(_nearby(dataset, code, radius))
+    found = _all(db, zip=code, radius=radius)
+    assert _ids(found) == list(_nearby(dataset, code, radius))
+    assert len(found) == count
+    assert all(row.distance <= radius for row in found)
     assert len(_nearby(dataset, code, math.inf)) > len(_nearby(dataset, code, radius))
 
 
@@ -243,6 +297,54 @@ def test_a_zip_search_combines_with_the_other_filters(
     expected = _nearby(dataset, "20001", 500.0, **chosen)
     assert expected
     assert _ids(_all(db, zip="20001", radius=500.0, **filters)) == list(expected)
+
+
+def test_a_zip_search_for_medical_dispensaries_in_virginia_lists_what_matches_nearest_first(
+    db: Connection, dataset: Dataset
+) -> None:
+    found = _all(db, zip="20001", radius=500.0, state="va", type="MEDICAL")
+    expected = _nearby(dataset, "20001", 500.0, state="VA", type="medical")
+    assert set(_ids(found)) == set(expected)
+    assert all(row.state == "VA" for row in found)
+    assert all(row.type == "medical" for row in found)
+    distances = [row.distance for row in found]
+    assert distances == sorted(distances)
+
+
+def test_a_dispensary_just_inside_the_radius_at_the_circles_widest_longitude_is_found(
+    session: Session,
+) -> None:
+    code, radius = "59901", 500.0  # Kalispell, MT
+    record = zipcodes.matching(code)[0]
+    lat, lng = float(record["lat"]), float(record["long"])
+    x = (radius - 0.05) / EARTH_RADIUS_MILES
+    far_lat = math.degrees(math.asin(math.sin(math.radians(lat)) / math.cos(x)))
+    far_lng = lng + math.degrees(math.asin(math.sin(x) / math.cos(math.radians(lat))))
+    assert _miles(lat, lng, far_lat, far_lng) <= radius
+    session.add(
+        Dispensary(
+            public_id="disp_990001",
+            name="Edge Of The Circle",
+            street="1 Rim Rd",
+            city="Edge",
+            city_key="edge",
+            state="MT",
+            zip="59001",
+            lat=far_lat,
+            lng=far_lng,
+            type="both",
+            rating=4.0,
+            review_count=0,
+            delivery=False,
+            hours={"mon": "9:00-17:00"},
+            phone="(406) 555-0100",
+            website="https://edge.example",
+        )
+    )
+    session.flush()
+    chosen = DispensaryFilters.create(zip=code, radius=radius)
+    found = walk(lambda page: list_dispensaries(session.connection(), chosen, page))
+    assert "disp_990001" in {row.public_id for row in found}
 
 
 def test_a_zip_with_nothing_within_the_radius_gives_an_empty_page(

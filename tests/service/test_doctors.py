@@ -10,6 +10,7 @@ import pytest
 from sqlalchemy import Connection
 
 from seed import Dataset
+from service import bounds
 from service.doctors import DoctorRow, list_doctors
 from service.errors import InvalidParameter
 from service.filters import DoctorFilters
@@ -72,7 +73,19 @@ def test_doctors_sharing_a_name_follow_each_other_by_id(
     assert ids.index(twins[1]) == ids.index(twins[0]) + 1
 
 
-@pytest.mark.parametrize(("given", "code"), [("ca", "CA"), ("TX", "TX"), (" Fl ", "FL")])
+def test_the_doctor_limit_is_clamped_to_50(db: Connection) -> None:
+    everyone = DoctorFilters.create()
+    page = list_doctors(db, everyone, PageRequest.within(bounds.DOCTORS, 51, None))
+    assert (page.total, page.limit, page.offset) == (60, 50, 0)
+    assert len(page.items) == 50
+    rest = list_doctors(db, everyone, PageRequest.within(bounds.DOCTORS, 100, 50))
+    assert (rest.total, rest.limit, rest.offset) == (60, 50, 50)
+    assert len(rest.items) == 10
+
+
+@pytest.mark.parametrize(
+    ("given", "code"), [("ca", "CA"), ("TX", "TX"), (" Fl ", "FL"), ("CA", "CA"), ("ak", "AK")]
+)
 def test_state_filter_ignores_case_and_keeps_only_that_state(
     db: Connection, dataset: Dataset, given: str, code: str
 ) -> None:

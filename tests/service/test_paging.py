@@ -210,7 +210,7 @@ def test_without_a_window_the_first_default_sized_page_and_the_true_total_come_b
 
 
 @pytest.mark.parametrize("op", OPERATIONS)
-@pytest.mark.parametrize("excess", [0, 1, 10**17])
+@pytest.mark.parametrize("excess", [0, 1, 1_000, 10**17])
 def test_a_limit_at_or_above_the_maximum_gives_the_maximum(
     db: Connection, dataset: Dataset, reference_day: date, op: Operation, excess: int
 ) -> None:
@@ -224,6 +224,7 @@ def test_a_limit_at_or_above_the_maximum_gives_the_maximum(
 # Windows as (limit, offset), the offset counted from the start or (negative) from the total.
 WINDOWS = [
     pytest.param(1, 0, id="first-item"),
+    pytest.param(13, 0, id="first-page"),
     pytest.param(7, 7, id="second-page"),
     pytest.param(13, 5, id="arbitrary-offset"),
     pytest.param(10, -3, id="short-last-page"),
@@ -252,6 +253,7 @@ def test_a_window_past_the_end_is_empty_and_keeps_the_true_total(
     expected = op.expected(dataset, reference_day)
     keys, page = _run(op, db, reference_day, 5, len(expected) + past)
     assert (keys, page.total) == ([], len(expected))
+    assert (page.limit, page.offset) == (5, len(expected) + past)
 
 
 @pytest.mark.parametrize("op", OPERATIONS)
@@ -281,20 +283,77 @@ def test_consecutive_pages_line_up_with_one_page_of_their_joint_size(
 
 
 @pytest.mark.parametrize("op", OPERATIONS)
+@pytest.mark.parametrize("size", [1, 7, 20])
+def test_two_consecutive_pages_equal_one_page_of_double_size_without_overlap(
+    db: Connection, reference_day: date, op: Operation, size: int
+) -> None:
+    first, _ = _run(op, db, reference_day, size, 0)
+    second, _ = _run(op, db, reference_day, size, size)
+    both, _ = _run(op, db, reference_day, 2 * size, 0)
+    assert len(first) == len(second) == size
+    assert not set(first) & set(second)
+    assert first + second == both
+
+
+@pytest.mark.parametrize("op", OPERATIONS)
+def test_pages_from_an_arbitrary_offset_line_up_with_one_larger_page(
+    db: Connection, reference_day: date, op: Operation
+) -> None:
+    whole, _ = _run(op, db, reference_day, 30, 11)
+    parts = [_run(op, db, reference_day, 10, offset)[0] for offset in (11, 21, 31)]
+    assert parts[0] + parts[1] + parts[2] == whole
+
+
+@pytest.mark.parametrize("op", OPERATIONS)
+@pytest.mark.parametrize("size", [9, 17])
 def test_walking_every_page_visits_each_result_once_in_order(
-    db: Connection, dataset: Dataset, reference_day: date, op: Operation
+    db: Connection, dataset: Dataset, reference_day: date, op: Operation, size: int
 ) -> None:
     expected = op.expected(dataset, reference_day)
     visited: list[str] = []
     totals = set()
     while True:
-        keys, page = _run(op, db, reference_day, 17, len(visited))
+        keys, page = _run(op, db, reference_day, size, len(visited))
+        assert page.offset == len(visited)
         totals.add(page.total)
         if not keys:
             break
         visited.extend(keys)
     assert visited == expected
     assert totals == {len(expected)}
+
+
+# Lists whose total the page counts apart from its rows in some windows only.
+TOTALS = [
+    pytest.param(lambda db, page: list_strains(db, StrainFilters.create(), page), id="strains"),
+    pytest.param(
+        lambda db, page: list_strains(db, StrainFilters.create(type="indica"), page),
+        id="indica-strains",
+    ),
+    pytest.param(
+        lambda db, page: list_strains(
+            db, StrainFilters.create(effect="relaxed", thc_min=15.0), page
+        ),
+        id="relaxed-strains-over-15-thc",
+    ),
+    pytest.param(
+        lambda db, page: list_dispensaries(db, DispensaryFilters.create(state="CA"), page),
+        id="dispensaries-in-ca",
+    ),
+]
+
+
+@pytest.mark.parametrize("fetch", TOTALS)
+def test_every_window_reports_the_same_total(
+    db: Connection, fetch: Callable[[Connection, PageRequest], Page[Any]]
+) -> None:
+    total = fetch(db, PageRequest.build(1, 0)).total
+    assert total > 4
+    middle = fetch(db, PageRequest.build(2, total // 2))
+    last = fetch(db, PageRequest.build(3, total - 1))
+    past = fetch(db, PageRequest.build(5, total + 10))
+    assert [len(middle.items), len(last.items), past.items] == [2, 1, []]
+    assert middle.total == last.total == past.total == total
 
 
 @pytest.mark.parametrize("op", OPERATIONS)

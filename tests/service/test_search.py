@@ -84,7 +84,27 @@ def _all(db: Connection, today: date, **query: Any) -> list[Hit]:
 
 
 # Two-character queries read the pairs table; longer ones the text index.
-QUERIES = ["co", "an", "og", "dr", "er", "kush", "gelato", "off", "pre-roll", "cannabis", "og kush"]
+QUERIES = [
+    "co",
+    "an",
+    "og",
+    "dr",
+    "er",
+    "kush",
+    "gelato",
+    "off",
+    "pre-roll",
+    "cannabis",
+    "og kush",
+    "Gelato",
+    "papaya",
+    "haze",
+    "cookies",
+    "BUY ONE",
+    "wellness",
+    "dr. a",
+    "green",
+]
 
 
 @pytest.mark.parametrize("q", QUERIES)
@@ -122,12 +142,56 @@ def test_equal_names_are_ordered_by_kind_then_key(
 
 
 @pytest.mark.parametrize(
-    ("given", "q"), [("  KUSH ", "kush"), ("Co", "co"), ("OG Kush", "og kush")]
+    ("given", "q"),
+    [
+        ("  KUSH ", "kush"),
+        ("Co", "co"),
+        ("OG Kush", "og kush"),
+        ("KUSH", "kush"),
+        ("  Kush \t", "kush"),
+    ],
 )
 def test_the_query_is_trimmed_and_matched_in_any_case(
     db: Connection, dataset: Dataset, reference_day: date, given: str, q: str
 ) -> None:
     assert _all(db, reference_day, q=given) == _expected(dataset, reference_day, q)
+
+
+@pytest.mark.parametrize("name", ["Gelato", "Papaya", "Girl Scout Cookies", "OG Kush", "AK-47"])
+def test_an_exact_strain_name_comes_first_even_when_longer_names_share_its_prefix(
+    db: Connection, dataset: Dataset, reference_day: date, name: str
+) -> None:
+    slug = next((s["slug"] for s in dataset.strains if s["name"] == name), None)
+    assert slug is not None, f"{name} is a strain in the tiny dataset"
+    for q in (name, name.lower(), name.upper()):
+        page = search(db, SearchQuery.create(q=q), PageRequest.build(), today=reference_day)
+        assert _hits(page.items)[0] == ("strain", slug, name)
+
+
+def test_exact_names_of_every_kind_come_first(
+    db: Connection, dataset: Dataset, reference_day: date
+) -> None:
+    active = [deal for deal in dataset.deals if deal["expires"] >= reference_day]
+    samples = [
+        ("dispensary", min(dataset.dispensaries, key=lambda shop: shop["id"])["name"]),
+        ("doctor", max(dataset.doctors, key=lambda doctor: doctor["id"])["name"]),
+        ("deal", min(active, key=lambda deal: deal["id"])["title"]),
+    ]
+    for kind, name in samples:
+        page = search(db, SearchQuery.create(q=name), PageRequest.build(), today=reference_day)
+        first = page.items[0]
+        assert (first.type, first.name) == (kind, name)
+
+
+def test_a_whole_word_followed_by_punctuation_ranks_as_a_whole_word(
+    db: Connection, dataset: Dataset, reference_day: date
+) -> None:
+    names = _names(_all(db, reference_day, q="concentrate", type="deals"))
+    comma = "Happy hour: Buy one concentrate, get one half off"
+    plural = "40% off all concentrates"
+    active = {name for kind, _, name, _ in _entries(dataset, reference_day) if kind == "deal"}
+    assert {comma, plural} <= active
+    assert names.index(comma) < names.index(plural)
 
 
 @pytest.mark.parametrize("plural", list(KINDS))
@@ -153,6 +217,22 @@ def test_a_state_scopes_dispensaries_doctors_and_deals_but_not_strains(
     assert found == expected
     strains = [hit for hit in _expected(dataset, reference_day, q) if hit[0] == "strain"]
     assert [hit for hit in found if hit[0] == "strain"] == strains
+
+
+# Each query matches all four kinds in its state in the tiny dataset.
+@pytest.mark.parametrize(("given", "code", "q"), [("CA", "CA", "an"), ("Ny", "NY", "ll")])
+def test_a_state_keeps_every_kind_found_in_it_and_every_strain(
+    db: Connection, dataset: Dataset, reference_day: date, given: str, code: str, q: str
+) -> None:
+    found = _all(db, reference_day, q=q, state=given)
+    assert found == _expected(dataset, reference_day, q, state=code)
+    where = {(kind, key): state for kind, key, _, state in _entries(dataset, reference_day)}
+    assert {kind for kind, _, _ in found} == {"strain", "dispensary", "doctor", "deal"}
+    for kind, key, _ in found:
+        if kind != "strain":
+            assert where[(kind, key)] == code
+    unscoped_strains = [hit for hit in _all(db, reference_day, q=q) if hit[0] == "strain"]
+    assert [hit for hit in found if hit[0] == "strain"] == unscoped_strains
 
 
 @pytest.mark.parametrize(("q", "state"), [("off", "FL"), ("off", "CA"), ("an", "NJ")])
@@ -182,6 +262,21 @@ def test_deals_are_found_only_while_active_on_today(
     then = _all(db, long_ago, q="off", type="deals")
     assert then == _expected(dataset, long_ago, "off", type="deals")
     assert expired & {key for _, key, _ in then}
+
+
+def test_expired_deals_never_appear(db: Connection, dataset: Dataset, reference_day: date) -> None:
+    expired = [(d["public_id"], d["title"]) for d in dataset.deals if d["expires"] < reference_day]
+    assert expired
+    active = {d["public_id"] for d in dataset.deals if d["expires"] >= reference_day}
+    for public_id, title in expired[:8]:
+        deal_ids = {key for kind, key, _ in _all(db, reference_day, q=title) if kind == "deal"}
+        assert public_id not in deal_ids
+        assert deal_ids <= active
+    for q in ("off", "one"):
+        found = {key for _, key, _ in _all(db, reference_day, q=q, type="deals")}
+        titled = {d["public_id"] for d in dataset.deals if q in d["title"].lower()}
+        assert found == titled & active
+        assert titled - active, f"some expired deal mentions {q!r}, so exclusion is tested"
 
 
 def test_after_the_last_expiry_no_deal_is_found(db: Connection, dataset: Dataset) -> None:
@@ -250,3 +345,27 @@ def test_like_wildcards_in_the_query_match_literally(
     page = search(db, query, PageRequest.build(100, 0), today=reference_day)
     assert _hits(page.items) == expected
     assert page.total == len(expected)
+
+
+@pytest.mark.parametrize("q", ["' OR '1'='1", "'; DROP TABLE strains;--"])
+def test_quotes_and_sql_fragments_match_literally(
+    db: Connection, dataset: Dataset, reference_day: date, q: str
+) -> None:
+    found = _all(db, reference_day, q=q)
+    assert found == _expected(dataset, reference_day, q)
+    assert all(q.lower() in name.lower() for _, _, name in found)
+
+
+def test_literal_matching_finds_percent_titles_but_wildcards_do_not_expand(
+    db: Connection, dataset: Dataset, reference_day: date
+) -> None:
+    def total(q: str) -> int:
+        query = SearchQuery.create(q=q)
+        return search(db, query, PageRequest.build(), today=reference_day).total
+
+    percent = _expected(dataset, reference_day, "0%")
+    assert percent, "deal titles such as '20% off eighths' contain a percent sign"
+    assert total("0%") == len(percent)
+    assert total("%off") == 0
+    assert total("' OR 1=1--") == 0
+    assert total("s'") == len(_expected(dataset, reference_day, "s'"))

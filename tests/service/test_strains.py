@@ -98,7 +98,15 @@ def test_a_listed_strain_carries_its_columns_and_its_traits_in_position_order(
 
 @pytest.mark.parametrize(
     ("given", "folded", "count"),
-    [("indica", "indica", 49), ("SATIVA", "sativa", 37), (" Hybrid ", "hybrid", 64)],
+    [
+        ("indica", "indica", 49),
+        ("SATIVA", "sativa", 37),
+        (" Hybrid ", "hybrid", 64),
+        ("sativa", "sativa", 37),
+        ("hybrid", "hybrid", 64),
+        ("Sativa", "sativa", 37),
+        ("hYbRiD", "hybrid", 64),
+    ],
 )
 def test_type_filter_ignores_case_and_keeps_exactly_that_type(
     db: Connection, dataset: Dataset, given: str, folded: str, count: int
@@ -115,6 +123,7 @@ def test_type_filter_ignores_case_and_keeps_exactly_that_type(
         ("effect", "relaxed", "relaxed"),
         ("effect", "RELAXED", "relaxed"),
         ("effect", " Creative ", "creative"),
+        ("effect", "SLEEPY", "sleepy"),
         ("flavor", "sweet", "sweet"),
         ("flavor", "Earthy", "earthy"),
     ],
@@ -136,6 +145,33 @@ def test_an_effect_or_flavor_no_strain_has_gives_an_empty_page_with_total_zero(
     for param in ("effect", "flavor"):
         page = list_strains(db, StrainFilters.create(**{param: word}), PageRequest.build())
         assert (page.items, page.total) == ([], 0)
+
+
+@pytest.mark.parametrize(
+    ("param", "given", "word"),
+    [
+        ("effect", "aroused", "aroused"),
+        ("flavor", "VANILLA", "vanilla"),
+        ("flavor", "coffee", "coffee"),
+    ],
+)
+def test_a_rare_effect_or_flavor_keeps_exactly_the_strains_having_it(
+    db: Connection, dataset: Dataset, param: str, given: str, word: str
+) -> None:
+    found = _all(db, **{param: given})
+    assert found
+    assert all(word in getattr(strain, f"{param}s") for strain in found)
+    expected = _expected(dataset, **{param: word})
+    assert len(found) == len(expected)
+    assert set(_slugs(found)) == set(_slugs(expected))
+
+
+@pytest.mark.parametrize(("param", "word"), [("effect", "earthy"), ("flavor", "relaxed")])
+def test_a_flavor_word_as_an_effect_or_an_effect_word_as_a_flavor_gives_an_empty_page(
+    db: Connection, param: str, word: str
+) -> None:
+    page = list_strains(db, StrainFilters.create(**{param: word}), PageRequest.build())
+    assert (page.items, page.total, page.limit, page.offset) == ([], 0, 20, 0)
 
 
 # Combinations of filters, each a different statement shape (a trait filter walks the name
@@ -181,6 +217,19 @@ def test_thc_bounds_equal_to_a_strains_value_include_it(db: Connection, dataset:
 
 
 @pytest.mark.parametrize(
+    ("low", "high"), [(20.0, None), (None, 10.0), (0.0, 100.0), (0.5, 1.0), (25.25, None)]
+)
+def test_thc_range_is_inclusive_and_every_strain_lies_inside_it(
+    db: Connection, dataset: Dataset, low: float | None, high: float | None
+) -> None:
+    found = _all(db, thc_min=low, thc_max=high)
+    lo = low if low is not None else 0.0
+    hi = high if high is not None else 100.0
+    assert all(lo <= strain.thc <= hi for strain in found)
+    assert len(found) == sum(1 for strain in dataset.strains if lo <= strain["thc"] <= hi)
+
+
+@pytest.mark.parametrize(
     ("low", "high"), [(5.0, None), (None, 0.3), (1.0, 2.0), (0.0, 0.2), (0.0, 100.0)]
 )
 def test_cbd_range_is_inclusive(
@@ -188,7 +237,60 @@ def test_cbd_range_is_inclusive(
 ) -> None:
     filters = {"cbd_min": low, "cbd_max": high}
     given = {name: value for name, value in filters.items() if value is not None}
-    assert _slugs(_all(db, **filters)) == _slugs(_expected(dataset, **given))
+    expected = _expected(dataset, **given)
+    assert expected
+    assert _slugs(_all(db, **filters)) == _slugs(expected)
+
+
+def test_every_filter_at_once_combines_with_and(db: Connection, dataset: Dataset) -> None:
+    found = _all(
+        db,
+        type="Hybrid",
+        effect="happy",
+        flavor="sweet",
+        thc_min=15.0,
+        thc_max=25.0,
+        cbd_max=1.0,
+    )
+    for strain in found:
+        assert strain.type == "hybrid"
+        assert "happy" in strain.effects
+        assert "sweet" in strain.flavors
+        assert 15 <= strain.thc <= 25
+        assert strain.cbd <= 1
+    expected = _expected(
+        dataset,
+        type="hybrid",
+        effect="happy",
+        flavor="sweet",
+        thc_min=15.0,
+        thc_max=25.0,
+        cbd_max=1.0,
+    )
+    assert expected, "the combination should match something in the tiny dataset"
+    assert sorted(_slugs(found)) == sorted(_slugs(expected))
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"effect": "happy"},
+        {"flavor": "sweet"},
+        {"effect": "relaxed", "flavor": "earthy"},
+        {"effect": "happy", "type": "indica", "thc_min": 18.0},
+        {"flavor": "citrus", "cbd_min": 0.5, "cbd_max": 12.0},
+        {"effect": "euphoric", "flavor": "sweet", "thc_max": 24.0},
+        {"type": "hybrid", "thc_min": 10.0},
+    ],
+)
+def test_the_total_of_a_full_first_page_counts_every_match(
+    db: Connection, dataset: Dataset, filters: dict
+) -> None:
+    page = list_strains(db, StrainFilters.create(**filters), PageRequest.build(1, 0))
+    expected = len(_expected(dataset, **filters))
+    assert expected > 1, "the filters should match several strains of the tiny dataset"
+    assert page.total == expected
+    assert len(page.items) == 1
 
 
 @pytest.mark.parametrize(
