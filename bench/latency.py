@@ -3,9 +3,9 @@
 Usage: .venv/bin/python bench/latency.py [--repeat 200] [--database-url URL]
 Without --database-url (or DATABASE_URL) it builds the full demo dataset into a temporary SQLite
 file first. The page cache is off, so every figure is the cost of a cache miss. Search runs one
-case per query shape (trigram index, pairs, typo fallback); the summary gives the worst p99 of
-search and of proximity. Numbers are wall-clock on a shared machine: compare them with each
-other, not across machines.
+case per query shape (trigram index, one or two characters, typo fallback); the summary gives
+the worst p99 of search, of one-character search and of proximity. Numbers are wall-clock on a
+shared machine: compare them with each other, not across machines.
 """
 
 import argparse
@@ -44,10 +44,16 @@ CASES = [
     ("search 2 chars (pairs)", "/api/v1/search?q=og&limit=20"),
     ("search 2 chars, common", "/api/v1/search?q=an&limit=20"),
     ("search 2 chars, no hit", "/api/v1/search?q=og&type=deals&state=CA&limit=20"),
-    ("search 1 char (a 400)", "/api/v1/search?q=a&limit=20"),
+    ("search 1 char, common", "/api/v1/search?q=a&limit=20"),
+    ("search 1 char, page 50", "/api/v1/search?q=e&limit=20&offset=1000"),
+    ("search 1 char, rare", "/api/v1/search?q=q&limit=20"),
+    ("search 1 char, state", "/api/v1/search?q=s&state=CA&limit=20"),
+    ("search 1 char, deals CA", "/api/v1/search?q=a&type=deals&state=CA&limit=20"),
+    ("search 1 char, symbol", "/api/v1/search?q=%23&limit=20"),
 ]
 # Summary lines: the worst p99 over these cases.
-SEARCHES = [name for name, _ in CASES if name.startswith("search") and "400" not in name]
+SEARCHES = [name for name, _ in CASES if name.startswith("search")]
+ONE_CHARACTER = [name for name, _ in CASES if name.startswith("search 1 char")]
 PROXIMITY = [name for name, _ in CASES if "ZIP" in name]
 NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
   deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
@@ -93,7 +99,12 @@ def main() -> None:
             f"{name:<26}{response.status_code:>7}{statistics.median(samples):>11.2f}"
             f"{cuts[94]:>9.2f}{cuts[98]:>9.2f}{total:>7}"
         )
-    for label, names in (("search p99 (every shape)", SEARCHES), ("proximity p99", PROXIMITY)):
+    summaries = (
+        ("search p99 (every shape)", SEARCHES),
+        ("search p99 (1 character)", ONE_CHARACTER),
+        ("proximity p99", PROXIMITY),
+    )
+    for label, names in summaries:
         worst = max(names, key=p99s.__getitem__)
         print(f"{label:<26}{p99s[worst]:>27.2f} ms (worst: {worst})")
     nested = _median_ms(args.repeat, lambda: _graphql(client, headers, NESTED_QUERY))

@@ -18,7 +18,7 @@ MAX_RADIUS_MILES = 500.0
 MAX_THC = 100.0
 MAX_CBD = 100.0
 # A one-character query matches most names and says little: at least two (a 400 otherwise).
-SEARCH_MIN_LENGTH = 2
+SEARCH_MIN_LENGTH = 1  # what a search-as-you-type box sends first
 SEARCH_MAX_LENGTH = 200
 WORD_MAX_LENGTH = 40  # effect and flavor words
 _WORD = re.compile(rf"^[a-z][a-z0-9 \-]{{0,{WORD_MAX_LENGTH - 1}}}$")
@@ -205,12 +205,6 @@ class SearchQuery:
         text = (q or "").strip()
         if not text:
             raise InvalidParameter("q is required: the text to search for", param="q")
-        if len(text) < SEARCH_MIN_LENGTH:
-            raise InvalidParameter(
-                f"q must be at least {SEARCH_MIN_LENGTH} characters (leading and trailing "
-                "spaces do not count)",
-                param="q",
-            )
         if len(text) > SEARCH_MAX_LENGTH:
             raise InvalidParameter(f"q must be at most {SEARCH_MAX_LENGTH} characters", param="q")
         if "\x00" in text:

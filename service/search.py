@@ -3,7 +3,7 @@
 Rank: exact, prefix, whole word (words split at spaces and WORD_SEPARATORS), other substring;
 ties by name, case-insensitively. The query is literal text (LIKE wildcards match themselves).
 One statement over the search entries (models.search), found through the trigram index or, for
-two characters, the SearchPair rows, which must rank like the statement here. When nothing
+one or two characters, the SearchPair rows, which must rank like the statement here. When nothing
 matches, a query of only letters, digits and separators falls back to names by pg_trgm
 similarity, most similar first.
 """
@@ -134,9 +134,9 @@ def _statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
 
 
 def _pair_statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
-    """The statements for a query of two characters: its pair's rows, which carry each entry's
-    rank and place in search order (models.search.SearchPair), so the page walks the primary
-    key and stops at the limit, and the total counts the pair's rows, not the entries."""
+    """The statements for a query of one or two characters: its piece's rows, which carry each
+    entry's rank and place in search order (models.search.SearchPair), so the page walks the
+    primary key and stops at the limit, and the total counts those rows, not the entries."""
     pair = SearchPair
     where: list[Any] = [pair.pair == _NEEDLE, or_(pair.expires.is_(None), pair.expires >= _TODAY)]
     if shape.type is not None:
@@ -170,11 +170,11 @@ def _page(db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest) 
 
 
 def _similar_only_if_contained(needle: str) -> bool:
-    """True for two letters or digits, ``ab``: a name similar enough to it shares the trigram
-    " ab" or "ab ", so it contains ``ab``. When no name contains it the fallback would find
-    nothing either, so it is skipped (the proof is in docs/search.md; a property test checks it).
-    """
-    return len(needle) == 2 and needle.isalnum()
+    """True for one or two letters or digits: a name similar enough to it contains it, so when
+    no name contains it the fallback would find nothing either and is skipped. One character:
+    each of its trigrams holds it. Two, ``ab``: the proof is in docs/search.md (a property test
+    checks it)."""
+    return len(needle) <= 2 and needle.isalnum()
 
 
 def search(db: Reader, query: SearchQuery, page: PageRequest, *, today: date) -> Page[SearchHit]:

@@ -11,6 +11,7 @@ from .entries import (
     SearchPair,
     pair_rank,
     pairs,
+    pieces,
     spaced_words,
     words_text,
 )
@@ -21,6 +22,7 @@ __all__ = [
     "SearchPair",
     "pair_rank",
     "pairs",
+    "pieces",
     "spaced_words",
     "words_text",
 ]

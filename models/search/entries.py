@@ -1,4 +1,5 @@
-"""The search entries: every searchable name in one narrow table, and its two-character pairs.
+"""The search entries: every searchable name in one narrow table, and its one- and two-character
+pieces.
 
 One row per strain, dispensary, doctor and deal: the name folded to lower case once, the state
 that scopes it and, for deals, the expiry day. Derived data: every load rebuilds it
@@ -30,6 +31,12 @@ def pairs(folded: str) -> set[str]:
     return {folded[i : i + 2] for i in range(len(folded) - 1)}
 
 
+def pieces(folded: str) -> set[str]:
+    """Every character but whitespace, and every run of two, of ``folded``: a query of one or
+    two characters (trimmed) is a substring of a name exactly when it is one of these."""
+    return {c for c in folded if not c.isspace()} | pairs(folded)
+
+
 def spaced_words(text: str) -> str:
     """:func:`words_text` without spaces at its ends, between two spaces: the words ``w`` (one
     or several) are whole words of ``text`` exactly where " w " occurs in this."""
@@ -57,8 +64,9 @@ class SearchEntry(Base):
 
 
 class SearchPair(Base):
-    """Each entry under every two-character piece of its folded name: the index for queries of
-    two characters, which no trigram index serves (derived data, rebuilt with the entries).
+    """Each entry under every one- and two-character piece of its folded name (:func:`pieces`):
+    the index for queries that short, which no trigram index serves (derived data, rebuilt with
+    the entries).
 
     A row carries what a search for its pair ranks and filters by, so a page of such a search
     is a walk along the primary key and its total a count of the pair's rows, whatever their
@@ -81,7 +89,8 @@ class SearchPair(Base):
 
 def pair_rank(pair: str, folded: str, words: str) -> int:
     """The rank search gives a name (``folded``, ``words`` as in SearchEntry) for the query
-    ``pair``: 0 exact, 1 prefix, 2 whole word, 3 other substring (service.search)."""
+    ``pair`` (one or two characters): 0 exact, 1 prefix, 2 whole word, 3 other substring
+    (service.search)."""
     if folded == pair:
         return 0
     if folded.startswith(pair):

@@ -57,7 +57,7 @@ class SearchSql:
     """Search SQL for one database; :func:`search_sql` picks the right one for a session."""
 
     def indexes(self, needle: str) -> bool:
-        """True when a trigram index serves ``needle`` (3 or more characters); else (two
+        """True when a trigram index serves ``needle`` (3 or more characters); else (one or two
         characters) the pairs table finds its entries."""
         return len(needle) >= FTS_MIN_CHARS
 

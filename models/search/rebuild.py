@@ -1,4 +1,4 @@
-"""Rebuilding the search entries, their two-character pairs and the database's index over them.
+"""Rebuilding the search entries, their short pieces and the database's index over them.
 
 Every load calls :func:`rebuild_search_index` in its transaction: the entries are derived from
 the strains, dispensaries, doctors and deals just written.
@@ -14,7 +14,7 @@ from ..deal import Deal
 from ..dispensary import Dispensary
 from ..doctor import Doctor
 from ..strain import Strain
-from .entries import pair_rank, pairs, spaced_words
+from .entries import pair_rank, pieces, spaced_words
 from .structures import (
     ENTRIES,
     FTS_GRAMS,
@@ -67,7 +67,7 @@ def _entries(conn: Connection) -> list[dict[str, Any]]:
 
 
 def refill_search_pairs(conn: Connection) -> None:
-    """Rebuild the two-character pairs (SearchPair) from the search entries.
+    """Rebuild the one- and two-character pieces (SearchPair) from the search entries.
 
     Skipped where the table is missing or has the first revision's shape (pair and entry
     only): a database not yet upgraded, whose upgrade to revision d7f3a9c51e20 fills it.
@@ -96,7 +96,7 @@ def refill_search_pairs(conn: Connection) -> None:
             "expires": expires,
         }
         for position, (entry_id, folded, words, kind, state, expires) in enumerate(entries)
-        for pair in pairs(folded)
+        for pair in pieces(folded)
     ]
     rows.sort(key=lambda row: (row["pair"], row["rank"], row["position"]))  # key order
     for start in range(0, len(rows), _CHUNK):

@@ -223,13 +223,25 @@ def test_wildcards_quotes_and_sql_fragments_match_literally(
     assert all(q.lower() in item["name"].lower() for item in items)
 
 
-@pytest.mark.parametrize("q", ["a", " a ", "%", "\u00e9", "\t7\t"])
-def test_a_query_of_one_character_is_a_400_naming_q(api, q: str) -> None:
-    body = api.json("/api/v1/search", status=400, q=q)
-    assert body["error"]["param"] == "q"
-    assert body["error"]["message"] == (
-        "q must be at least 2 characters (leading and trailing spaces do not count)"
-    )
+@pytest.mark.parametrize("q", ["a", " A ", "k", "%", "$", "\u00e9", "\t7\t", "z"])
+def test_a_query_of_one_character_ranks_like_any_query(
+    api, session: Session, reference_day: date, q: str
+) -> None:
+    # What a search-as-you-type box sends first: exact, prefix, whole word, then substring.
+    expected = _expected(session, reference_day, q)
+    items = _all(api, q=q)
+    _assert_matches(items, expected)
+    if q.strip() in ("a", "k"):
+        assert len(items) > 20  # a common letter: several pages, walked to the end
+
+
+@pytest.mark.parametrize(("kind", "state"), [("deals", None), ("dispensaries", "CA"), (None, "NY")])
+def test_a_query_of_one_character_keeps_its_type_and_state(
+    api, session: Session, reference_day: date, kind: str | None, state: str | None
+) -> None:
+    params = {key: value for key, value in (("type", kind), ("state", state)) if value}
+    expected = _expected(session, reference_day, "e", kind=KINDS.get(kind), state=state)
+    _assert_matches(_all(api, q="e", **params), expected)
 
 
 def test_sql_in_q_leaves_the_data_intact(api, session: Session) -> None:

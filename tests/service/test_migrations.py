@@ -12,7 +12,7 @@ from sqlalchemy import Connection, create_engine, func, inspect, select, text
 
 from models import Base, Deal, Dispensary, Doctor, Strain
 from models.db import make_engine
-from models.search import pairs
+from models.search import pairs, pieces
 from models.search.structures import (
     POSTGRES_SEARCH_INDEXES,
     SQLITE_SEARCH_TABLES,
@@ -169,7 +169,8 @@ def test_the_facets_revision_fills_postgresql_rows_loaded_before(
 
 
 def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
-    """Entries built before the pairs revision get their two-character pairs on upgrade."""
+    """Entries built before the pairs revision get their pieces (pairs and, since revision
+    b8e4d2a6f1c3, single characters) on upgrade."""
     command.upgrade(_alembic(url), "head")
     engine = make_engine(url)
     try:
@@ -181,7 +182,7 @@ def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
         with engine.connect() as conn:
             entries = conn.execute(text("SELECT id, folded FROM search_entries")).all()
             found = set(conn.execute(text("SELECT pair, entry_id FROM search_pairs")).all())
-        assert found == {(pair, id_) for id_, folded in entries for pair in pairs(folded)}
+        assert found == {(piece, id_) for id_, folded in entries for piece in pieces(folded)}
         assert len(found) > 1000
     finally:
         engine.dispose()
@@ -268,3 +269,36 @@ def test_the_ranked_pairs_revision_rebuilds_sqlite_pairs(tmp_path: Path) -> None
 @pytest.mark.postgres
 def test_the_ranked_pairs_revision_rebuilds_postgresql_pairs(postgres_scratch_url: str) -> None:
     _assert_ranked_pairs_are_rebuilt_from_the_first_shape(postgres_scratch_url)
+
+
+def _assert_single_characters_come_and_go_with_their_revision(url: str) -> None:
+    """Revision b8e4d2a6f1c3 adds each entry under each of its characters, as a load does; its
+    downgrade leaves the two-character rows as they were."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    every_column = text("SELECT * FROM search_pairs ORDER BY pair, rank, position")
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        with engine.connect() as conn:
+            loaded = conn.execute(every_column).all()
+        singles = [row for row in loaded if len(row.pair) == 1]
+        assert len(singles) > 1000
+        assert not any(row.pair.isspace() for row in singles)
+        command.downgrade(_alembic(url), "a3d5e7f9b1c2")
+        with engine.connect() as conn:
+            assert conn.execute(every_column).all() == [r for r in loaded if len(r.pair) == 2]
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            assert conn.execute(every_column).all() == loaded
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_single_character_revision_on_sqlite(tmp_path: Path) -> None:
+    _assert_single_characters_come_and_go_with_their_revision(f"sqlite:///{tmp_path / 'one.db'}")
+
+
+@pytest.mark.postgres
+def test_the_single_character_revision_on_postgresql(postgres_scratch_url: str) -> None:
+    _assert_single_characters_come_and_go_with_their_revision(postgres_scratch_url)
