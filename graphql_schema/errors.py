@@ -5,14 +5,17 @@ schema extensions during parsing and validation, which never reach an execution-
 """
 
 import logging
-from collections.abc import Iterator
+import re
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
-from graphql import DocumentNode, SelectionSetNode, parse, visit
+from graphql import DocumentNode, ObjectTypeDefinitionNode, SelectionSetNode, parse, visit
 from graphql.error import GraphQLError
 from graphql.language import Visitor
 from strawberry.extensions import SchemaExtension
+from strawberry.schema.base import BaseSchema
+from strawberry.utils.str_converters import to_snake_case
 
 from service.errors import UNAVAILABLE_MESSAGE, ServiceError, is_database_unavailable
 
@@ -34,14 +37,53 @@ def _rebuild(error: GraphQLError, message: str, extensions: dict[str, Any]) -> G
     )
 
 
-def shape_error(error: GraphQLError) -> GraphQLError:
-    """Give ``error`` an ``extensions.code`` equal to the REST error code; mask the unexpected."""
+class ArgumentNames:
+    """The GraphQL names of the arguments whose service (REST) name differs: ``thc_min`` is
+    ``thcMin``. Service errors name REST's parameter; a GraphQL client should read its own."""
+
+    def __init__(self, renamed: Mapping[str, str]) -> None:
+        self._renamed = dict(renamed)
+        # Whole words only, and only these names: a message may quote the client's own text.
+        alternatives = "|".join(map(re.escape, sorted(renamed, key=len, reverse=True)))
+        self._words = re.compile(rf"\b(?:{alternatives})\b") if renamed else None
+
+    @classmethod
+    def of(cls, schema: BaseSchema) -> "ArgumentNames":
+        """The renamed arguments of every field of ``schema`` (from its SDL)."""
+        renamed: dict[str, str] = {}
+        for definition in parse(schema.as_str()).definitions:
+            if isinstance(definition, ObjectTypeDefinitionNode):
+                for field in definition.fields or ():
+                    for argument in field.arguments or ():
+                        name = argument.name.value
+                        if to_snake_case(name) != name:
+                            renamed[to_snake_case(name)] = name
+        return cls(renamed)
+
+    def param(self, name: str) -> str:
+        return self._renamed.get(name, name)
+
+    def message(self, text: str) -> str:
+        if self._words is None:
+            return text
+        return self._words.sub(lambda found: self._renamed[found.group()], text)
+
+
+NO_RENAMING = ArgumentNames({})
+
+
+def shape_error(error: GraphQLError, names: ArgumentNames = NO_RENAMING) -> GraphQLError:
+    """Give ``error`` an ``extensions.code`` equal to the REST error code; mask the unexpected.
+    A parameter error names the GraphQL argument (``names``) in ``extensions.param`` and in its
+    message, which is otherwise REST's."""
     original = error.original_error
     if isinstance(original, ServiceError):
         extra: dict[str, Any] = {"code": original.code}
+        message = original.message
         if original.param is not None:
-            extra["param"] = original.param
-        return _rebuild(error, original.message, extra)
+            extra["param"] = names.param(original.param)
+            message = names.message(message)
+        return _rebuild(error, message, extra)
     if original is None or isinstance(original, GraphQLError):
         return _rebuild(error, error.message, {"code": CLIENT_ERROR_CODE})
     if is_database_unavailable(original):

@@ -27,6 +27,36 @@ from web.settings import WebSettings
 from .accel.budgets import DeadlineExecution, core_schema
 from .accel.direct import install_direct_resolvers
 from .accel.execution import plain_field_execution
+from .arguments import (
+    Category,
+    CbdMax,
+    CbdMin,
+    City,
+    DealId,
+    DealsLimit,
+    Delivery,
+    DispensariesLimit,
+    DispensaryId,
+    DispensaryTypeFilter,
+    DoctorId,
+    DoctorsLimit,
+    Effect,
+    Flavor,
+    LawState,
+    Offset,
+    Radius,
+    SearchLimit,
+    SearchText,
+    SearchTypeFilter,
+    State,
+    StrainsLimit,
+    StrainSlug,
+    StrainTypeFilter,
+    Telehealth,
+    ThcMax,
+    ThcMin,
+    Zip,
+)
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
 from .enums import DispensaryType, SearchType, StrainType
@@ -73,15 +103,15 @@ class Query:
     def strains(
         self,
         info: Info[Context, None],
-        type: StrainType | None = None,
-        effect: str | None = None,
-        flavor: str | None = None,
-        thc_min: float | None = None,
-        thc_max: float | None = None,
-        cbd_min: float | None = None,
-        cbd_max: float | None = None,
-        limit: int = bounds.STRAINS.default,
-        offset: int = 0,
+        type: StrainTypeFilter = None,
+        effect: Effect = None,
+        flavor: Flavor = None,
+        thc_min: ThcMin = None,
+        thc_max: ThcMax = None,
+        cbd_min: CbdMin = None,
+        cbd_max: CbdMax = None,
+        limit: StrainsLimit = bounds.STRAINS.default,
+        offset: Offset = 0,
     ) -> Page[Strain] | None:
         filters = StrainFilters.create(
             type=_value(type),
@@ -100,7 +130,7 @@ class Query:
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One strain by slug, or null."
     )
-    def strain(self, info: Info[Context, None], slug: str) -> Strain | None:
+    def strain(self, info: Info[Context, None], slug: StrainSlug) -> Strain | None:
         try:
             return Strain.from_model(strains.get_strain(info.context.db, slug), info)
         except NotFound:
@@ -112,14 +142,14 @@ class Query:
     def dispensaries(
         self,
         info: Info[Context, None],
-        state: str | None = None,
-        city: str | None = None,
-        zip: str | None = None,
-        radius: float | None = None,
-        type: DispensaryType | None = None,
-        delivery: bool | None = None,
-        limit: int = bounds.DISPENSARIES.default,
-        offset: int = 0,
+        state: State = None,
+        city: City = None,
+        zip: Zip = None,
+        radius: Radius = None,
+        type: DispensaryTypeFilter = None,
+        delivery: Delivery = None,
+        limit: DispensariesLimit = bounds.DISPENSARIES.default,
+        offset: Offset = 0,
     ) -> Page[Dispensary] | None:
         filters = DispensaryFilters.create(
             state=state, city=city, zip=zip, radius=radius, type=_value(type), delivery=delivery
@@ -133,7 +163,7 @@ class Query:
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One dispensary by id (disp_<n>), or null."
     )
-    def dispensary(self, info: Info[Context, None], id: str) -> Dispensary | None:
+    def dispensary(self, info: Info[Context, None], id: DispensaryId) -> Dispensary | None:
         found = dispensaries_by_public_ids(info.context.session, [id])
         return Dispensary.from_model(found[id], info) if id in found else None
 
@@ -143,11 +173,11 @@ class Query:
     def deals(
         self,
         info: Info[Context, None],
-        state: str | None = None,
-        city: str | None = None,
-        category: str | None = None,
-        limit: int = bounds.DEALS.default,
-        offset: int = 0,
+        state: State = None,
+        city: City = None,
+        category: Category = None,
+        limit: DealsLimit = bounds.DEALS.default,
+        offset: Offset = 0,
     ) -> Page[Deal] | None:
         filters = DealFilters.create(state=state, city=city, category=category)
         page = deals.list_deals(
@@ -159,17 +189,28 @@ class Query:
         return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="One active deal by id (deal_<n>), or null (also once it has expired)."
+    )
+    def deal(self, info: Info[Context, None], id: DealId) -> Deal | None:
+        try:
+            return Deal.from_model(
+                deals.get_deal(info.context.db, id, today=info.context.today), info
+            )
+        except NotFound:
+            return None
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Doctors by place and telehealth; by name "
         f"(limit at most {bounds.DOCTORS.maximum})."
     )
     def doctors(
         self,
         info: Info[Context, None],
-        state: str | None = None,
-        city: str | None = None,
-        telehealth: bool | None = None,
-        limit: int = bounds.DOCTORS.default,
-        offset: int = 0,
+        state: State = None,
+        city: City = None,
+        telehealth: Telehealth = None,
+        limit: DoctorsLimit = bounds.DOCTORS.default,
+        offset: Offset = 0,
     ) -> Page[Doctor] | None:
         filters = DoctorFilters.create(state=state, city=city, telehealth=telehealth)
         page = doctors.list_doctors(
@@ -180,9 +221,18 @@ class Query:
         return Page.of(page, [Doctor.from_model(d, info) for d in page.items])
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="One doctor by id (doc_<n>), or null."
+    )
+    def doctor(self, info: Info[Context, None], id: DoctorId) -> Doctor | None:
+        try:
+            return Doctor.from_model(doctors.get_doctor(info.context.db, id), info)
+        except NotFound:
+            return None
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="The law record of one state or territory, or null."
     )
-    def law(self, info: Info[Context, None], state: str) -> Law | None:
+    def law(self, info: Info[Context, None], state: LawState) -> Law | None:
         try:
             return Law.from_model(laws.get_law(info.context.db, state))
         except NotFound:
@@ -200,11 +250,11 @@ class Query:
     def search(
         self,
         info: Info[Context, None],
-        q: str,
-        type: SearchType | None = None,
-        state: str | None = None,
-        limit: int = bounds.SEARCH.default,
-        offset: int = 0,
+        q: SearchText,
+        type: SearchTypeFilter = None,
+        state: State = None,
+        limit: SearchLimit = bounds.SEARCH.default,
+        offset: Offset = 0,
     ) -> Page[SearchResult] | None:
         query = SearchQuery.create(q=q, type=_value(type), state=state)
         page = search.search(

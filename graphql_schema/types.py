@@ -29,15 +29,24 @@ from service.paging import PageRequest
 from service.strains import StrainDetail, StrainRow
 
 from .accel.nodes import per_field_nodes
+from .arguments import (
+    DispensaryDealsLimit,
+    DispensaryMenuLimit,
+    DispensaryReviewsLimit,
+    NestedOffset,
+    StrainDispensariesLimit,
+    StrainDispensariesState,
+)
 from .context import Context
 from .enums import DispensaryType, StrainType
 
 T = TypeVar("T")
 
 
-def nested_limit(limit: int, bound: ListBound) -> int:
-    """Validate a nested list's limit exactly as a page limit: clamp high, reject below 1."""
-    return PageRequest.within(bound, limit, 0).limit
+def nested_window(limit: int, offset: int, bound: ListBound) -> PageRequest:
+    """Validate a nested list's limit and offset exactly as a page's: clamp a high limit,
+    reject one below 1 and an offset outside 0 to MAX_OFFSET."""
+    return PageRequest.within(bound, limit, offset)
 
 
 def _iso(day: date) -> str:
@@ -163,6 +172,18 @@ def _item_selects_strain(selections: Iterable[Selection]) -> bool:
     return False
 
 
+def _review_count(root: "Dispensary", info: Info[Context, None]) -> int:
+    """Counted, not the stored reviewCount column (REST's): that may count more reviews than are
+    kept, and then paging through ``reviews`` would never reach it."""
+    ctx = info.context
+    return ctx.batch.load(
+        "review-count",
+        "dispensary",
+        root._pk,
+        lambda ids: dispensaries.review_counts_by_dispensary(ctx.db, ids),
+    )
+
+
 @strawberry.type(description="A licensed dispensary.")
 class Dispensary:
     id: str
@@ -174,7 +195,10 @@ class Dispensary:
     hours: Hours
     phone: str
     website: str
-    review_count: int
+    review_count: int = strawberry.field(
+        resolver=_review_count,
+        description="How many reviews the dispensary has: exactly the ones reviews pages through.",
+    )
     distance: float | None = strawberry.field(
         default=None, description="Miles from the zip searched; only on ZIP searches."
     )
@@ -201,7 +225,6 @@ class Dispensary:
             hours=Hours(**d.hours),
             phone=d.phone,
             website=d.website,
-            review_count=d.review_count,
             distance=distance,
             _pk=d.id,
             _state=d.state,
@@ -212,34 +235,44 @@ class Dispensary:
         f"(limit at most {bounds.DISPENSARY_DEALS.maximum})."
     )
     def deals(
-        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_DEALS.default
+        self,
+        info: Info[Context, None],
+        limit: DispensaryDealsLimit = bounds.DISPENSARY_DEALS.default,
+        offset: NestedOffset = 0,
     ) -> list["Deal"]:
-        size = nested_limit(limit, bounds.DISPENSARY_DEALS)
+        window = nested_window(limit, offset, bounds.DISPENSARY_DEALS)
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DealRow]]:
-            found = deals.deals_by_dispensary(ctx.db, ids, today=ctx.today, limit=size)
+            found = deals.deals_by_dispensary(
+                ctx.db, ids, today=ctx.today, limit=window.limit, offset=window.offset
+            )
             owners = [deal.dispensary_id for rows in found.values() for deal in rows]
             ctx.batch.register("deal-dispensary", owners)
             return found
 
-        rows = ctx.batch.load(("deals", size), "dispensary", self._pk, fetch)
+        rows = ctx.batch.load(("deals", window), "dispensary", self._pk, fetch)
         return [Deal.from_model(deal, info, dispensary_name=self.name) for deal in rows]
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description=f"Menu in menu order (limit at most {bounds.DISPENSARY_MENU.maximum})."
     )
     def menu(
-        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_MENU.default
+        self,
+        info: Info[Context, None],
+        limit: DispensaryMenuLimit = bounds.DISPENSARY_MENU.default,
+        offset: NestedOffset = 0,
     ) -> list[MenuItem]:
-        size = nested_limit(limit, bounds.DISPENSARY_MENU)
+        window = nested_window(limit, offset, bounds.DISPENSARY_MENU)
         ctx = info.context
         # Each item's strain comes with the menu, in one batched statement, when the query
         # asks for it: cheaper than a resolver per item.
         with_strains = _menu_selects_strain(info)
 
         def fetch(ids: list[int]) -> dict[int, list[MenuItem]]:
-            found = dispensaries.menus_by_dispensary(ctx.db, ids, limit=size)
+            found = dispensaries.menus_by_dispensary(
+                ctx.db, ids, limit=window.limit, offset=window.offset
+            )
             linked: dict[int | None, Strain] = {}
             if with_strains:
                 listed = {e.strain_id for items in found.values() for e in items if e.strain_id}
@@ -250,21 +283,26 @@ class Dispensary:
                 for owner, entries in found.items()
             }
 
-        return ctx.batch.load(("menu", size, with_strains), "dispensary", self._pk, fetch)
+        return ctx.batch.load(("menu", window, with_strains), "dispensary", self._pk, fetch)
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description=f"Newest reviews first (limit at most {bounds.DISPENSARY_REVIEWS.maximum})."
     )
     def reviews(
-        self, info: Info[Context, None], limit: int = bounds.DISPENSARY_REVIEWS.default
+        self,
+        info: Info[Context, None],
+        limit: DispensaryReviewsLimit = bounds.DISPENSARY_REVIEWS.default,
+        offset: NestedOffset = 0,
     ) -> list[Review]:
-        size = nested_limit(limit, bounds.DISPENSARY_REVIEWS)
+        window = nested_window(limit, offset, bounds.DISPENSARY_REVIEWS)
         ctx = info.context
         rows = ctx.batch.load(
-            ("reviews", size),
+            ("reviews", window),
             "dispensary",
             self._pk,
-            lambda ids: dispensaries.reviews_by_dispensary(ctx.session, ids, limit=size),
+            lambda ids: dispensaries.reviews_by_dispensary(
+                ctx.session, ids, limit=window.limit, offset=window.offset
+            ),
         )
         return [Review.from_model(review) for review in rows]
 
@@ -396,19 +434,22 @@ class Strain:
     def dispensaries(
         self,
         info: Info[Context, None],
-        state: str | None = None,
-        limit: int = bounds.STRAIN_DISPENSARIES.default,
+        state: StrainDispensariesState = None,
+        limit: StrainDispensariesLimit = bounds.STRAIN_DISPENSARIES.default,
+        offset: NestedOffset = 0,
     ) -> list[Dispensary]:
-        size = nested_limit(limit, bounds.STRAIN_DISPENSARIES)
+        window = nested_window(limit, offset, bounds.STRAIN_DISPENSARIES)
         code = normalise_state(state) if state is not None else None
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DispensaryModel]]:
-            found = dispensaries.dispensaries_by_strain(ctx.session, ids, state=code, limit=size)
+            found = dispensaries.dispensaries_by_strain(
+                ctx.session, ids, state=code, limit=window.limit, offset=window.offset
+            )
             _seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
             return found
 
-        rows = ctx.batch.load(("dispensaries", code, size), "strain", self._pk, fetch)
+        rows = ctx.batch.load(("dispensaries", code, window), "strain", self._pk, fetch)
         return [Dispensary.from_model(d, info) for d in rows]
 
 

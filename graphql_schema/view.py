@@ -23,35 +23,8 @@ from web.today import request_today
 
 from .context import Context
 from .deadline import OperationTimeout
-from .errors import shape_error
-
-STATIC_URL = "/graphql/static/graphiql"
-CDN = "https://unpkg.com/"
-# CDN path in Strawberry's page -> our vendored copy (same bytes: the integrity hashes hold).
-_CDN_FILES = {
-    "react@18.2.0/umd/react.production.min.js": "react.production.min.js",
-    "react-dom@18.2.0/umd/react-dom.production.min.js": "react-dom.production.min.js",
-    "js-cookie@3.0.5/dist/js.cookie.min.js": "js.cookie.min.js",
-    "graphiql@3.8.3/graphiql.min.css": "graphiql.min.css",
-    "@graphiql/plugin-explorer@1.0.2/dist/style.css": "plugin-explorer.css",
-    "graphiql@3.8.3/graphiql.min.js": "graphiql.min.js",
-    "@graphiql/plugin-explorer@1.0.2/dist/index.umd.js": "plugin-explorer.umd.js",
-}
-EXAMPLE_QUERY = """# Paste your API key into the Headers tab below, then press Run.
-query NearbyWithDeals {
-  dispensaries(zip: "80202", radius: 5, limit: 3) {
-    total
-    items {
-      id
-      name
-      distance
-      deals(limit: 2) { title discount expires }
-      law { recreational possessionLimitOz }
-    }
-  }
-}
-"""
-HEADERS_PLACEHOLDER = '{\\n  "X-API-Key": "paste your key here"\\n}'
+from .errors import ArgumentNames, shape_error
+from .graphiql import STATIC_URL, graphiql_page
 
 assets = Blueprint(
     "graphiql", __name__, static_folder="static/graphiql", static_url_path=STATIC_URL
@@ -59,20 +32,8 @@ assets = Blueprint(
 
 
 def offline_graphiql_html() -> str:
-    """Strawberry's GraphiQL page with its CDN assets replaced by our vendored copies."""
-    html = get_graphql_ide_html("graphiql")
-    for path, filename in _CDN_FILES.items():
-        cdn_url = CDN + path
-        if cdn_url not in html:
-            raise RuntimeError(f"GraphiQL page no longer references {cdn_url}; re-vendor assets")
-        html = html.replace(cdn_url, f"{STATIC_URL}/{filename}")
-    start = html.index("const EXAMPLE_QUERY = `") + len("const EXAMPLE_QUERY = `")
-    end = html.index("`;", start)
-    html = html[:start] + EXAMPLE_QUERY + html[end:]
-    return html.replace(
-        "React.useState(parameters.headers)",
-        f"React.useState(parameters.headers || '{HEADERS_PLACEHOLDER}')",
-    ).replace("<title>Strawberry GraphiQL</title>", "<title>Cannabis Data Service GraphQL</title>")
+    """Strawberry's GraphiQL page, served offline with our key handling (``graphiql``)."""
+    return graphiql_page(get_graphql_ide_html("graphiql"))
 
 
 class ApiGraphQLView(GraphQLView[Context, None]):
@@ -97,6 +58,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         super().__init__(**kwargs)
         self._limiter = limiter
         self._time_budget_ms = time_budget_ms
+        self._argument_names = ArgumentNames.of(self.schema)
         self._ide_html = offline_graphiql_html()
         # Its icon and fonts are data: URLs; its scripts post operations to /graphql.
         self._ide_headers = page_headers(self._ide_html, data_urls=True, connect=True)
@@ -128,7 +90,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
 
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
         if result.errors:
-            result.errors = [shape_error(error) for error in result.errors]
+            result.errors = [shape_error(error, self._argument_names) for error in result.errors]
         data = super().process_result(request, result)
         extensions = dict(data.pop("extensions", None) or {})
         # The cost goes after the quota: a replay replaces the quota and keeps what follows.

@@ -89,25 +89,27 @@ def get_deal(db: Reader, public_id: str, *, today: date) -> DealRow:
 
 @lru_cache(maxsize=1)
 def _by_dispensary_statement() -> AnySelect:
-    """The first ``:limit`` deals active on ``:today`` (soonest expiry first) of each dispensary in
-    ``:ids``: one statement, built once, of a deal row's columns."""
+    """``:limit`` deals active on ``:today`` (soonest expiry first) of each dispensary in ``:ids``
+    after its first ``:offset``: one statement, built once, of a deal row's columns."""
     active = select(*LISTED).where(
         Deal.dispensary_id == Dispensary.id,
         Deal.dispensary_id.in_(bindparam("ids", expanding=True)),
         Deal.expires >= bindparam("today", type_=Date),
     )
     limit = bindparam("limit", type_=Integer)
-    return top_per_parent(active, Deal.dispensary_id, (Deal.expires, Deal.id), limit)
+    offset = bindparam("offset", type_=Integer)
+    return top_per_parent(active, Deal.dispensary_id, (Deal.expires, Deal.id), limit, offset=offset)
 
 
 def deals_by_dispensary(
-    db: Reader, ids: Iterable[int], *, today: date, limit: int
+    db: Reader, ids: Iterable[int], *, today: date, limit: int, offset: int = 0
 ) -> dict[int, list[DealRow]]:
-    """Return up to ``limit`` active deals per dispensary (soonest expiry first), by its id."""
+    """Return up to ``limit`` active deals per dispensary (soonest expiry first) after its first
+    ``offset``, by its id."""
     found: dict[int, list[DealRow]] = {id_: [] for id_ in ids}
     if not found:
         return found
-    params = {"ids": list(found), "today": today, "limit": limit}
+    params = {"ids": list(found), "today": today, "limit": limit, "offset": offset}
     # Typed as plain tuples: mypy unpacks an untyped Row's items as ``object``.
     batch: Sequence[tuple[Any, ...]] = rows(db, _by_dispensary_statement(), params)
     for row in batch:

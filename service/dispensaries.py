@@ -187,13 +187,16 @@ def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
 
 @lru_cache(maxsize=1)
 def _menus_statement() -> AnySelect:
-    """The first ``:limit`` menu items (menu order) of each dispensary in ``:ids``, with the
-    slug of each item's strain: one statement, built once, of the columns a menu shows.
+    """``:limit`` menu items (menu order) of each dispensary in ``:ids`` after its first
+    ``:offset``, with the slug of each item's strain: one statement, built once, of the columns
+    a menu shows.
 
-    Positions run 0, 1, 2, ... within a dispensary (models.dispensary.MenuItem), so the first
-    ``:limit`` items are those below it: a range of the (dispensary_id, position) index."""
+    Positions run 0, 1, 2, ... within a dispensary (models.dispensary.MenuItem), so those items
+    are the positions from ``:offset`` below ``:offset + :limit``: a range of the
+    (dispensary_id, position) index."""
     # The slug looked up per item by primary key: joined, PostgreSQL hashes all strains instead.
     slug = select(Strain.slug).where(Strain.id == MenuItem.strain_id).scalar_subquery()
+    offset = bindparam("offset", type_=Integer)
     return (
         select(
             MenuItem.dispensary_id,
@@ -206,28 +209,36 @@ def _menus_statement() -> AnySelect:
         )
         .where(
             MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)),
-            MenuItem.position < bindparam("limit", type_=Integer),
+            MenuItem.position >= offset,
+            MenuItem.position < offset + bindparam("limit", type_=Integer),
         )
         .order_by(MenuItem.dispensary_id, MenuItem.position)
     )
 
 
 def menus_by_dispensary(
-    db: Reader, ids: Iterable[int], *, limit: int = DISPENSARY_MENU.default
+    db: Reader, ids: Iterable[int], *, limit: int = DISPENSARY_MENU.default, offset: int = 0
 ) -> dict[int, list[MenuEntry]]:
-    """Return up to ``limit`` menu items per dispensary in menu order, keyed by dispensary id."""
+    """Return up to ``limit`` menu items per dispensary in menu order after its first
+    ``offset``, keyed by dispensary id."""
     menus: dict[int, list[MenuEntry]] = {id_: [] for id_ in ids}
     if not menus:
         return menus
-    for row in rows(db, _menus_statement(), {"ids": list(menus), "limit": limit}):
+    params = {"ids": list(menus), "limit": limit, "offset": offset}
+    for row in rows(db, _menus_statement(), params):
         menus[row[0]].append(MenuEntry(*row[1:]))  # the dispensary's id, then the entry
     return menus
 
 
 def reviews_by_dispensary(
-    session: Session, ids: Iterable[int], *, limit: int = DISPENSARY_REVIEWS.default
+    session: Session,
+    ids: Iterable[int],
+    *,
+    limit: int = DISPENSARY_REVIEWS.default,
+    offset: int = 0,
 ) -> dict[int, list[Review]]:
-    """Return up to ``limit`` newest reviews per dispensary, keyed by dispensary id."""
+    """Return up to ``limit`` reviews per dispensary, newest first after its ``offset`` newest,
+    keyed by dispensary id."""
     reviews: dict[int, list[Review]] = {id_: [] for id_ in ids}
     if not reviews:
         return reviews
@@ -235,10 +246,26 @@ def reviews_by_dispensary(
     newest = (Review.date.desc(), Review.id.desc())
     review: Review
     for review in session.scalars(
-        top_per_parent(stmt, Review.dispensary_id, newest, limit, entity=Review)
+        top_per_parent(stmt, Review.dispensary_id, newest, limit, entity=Review, offset=offset)
     ):
         reviews[review.dispensary_id].append(review)
     return reviews
+
+
+def review_counts_by_dispensary(db: Reader, ids: Iterable[int]) -> dict[int, int]:
+    """Return how many reviews each dispensary has stored (those ``reviews_by_dispensary`` pages
+    through), keyed by dispensary id; 0 for one without reviews."""
+    counts = dict.fromkeys(ids, 0)
+    if not counts:
+        return counts
+    stmt = (
+        select(Review.dispensary_id, func.count())
+        .where(Review.dispensary_id.in_(counts))
+        .group_by(Review.dispensary_id)
+    )
+    for dispensary_id, count in rows(db, stmt, {}):
+        counts[dispensary_id] = count
+    return counts
 
 
 def dispensaries_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Dispensary]:
@@ -261,9 +288,15 @@ def dispensaries_by_public_ids(
 
 
 def dispensaries_by_strain(
-    session: Session, strain_ids: Iterable[int], *, state: str | None, limit: int
+    session: Session,
+    strain_ids: Iterable[int],
+    *,
+    state: str | None,
+    limit: int,
+    offset: int = 0,
 ) -> dict[int, list[Dispensary]]:
-    """Return up to ``limit`` dispensaries (by name) whose menu lists each strain, by strain id."""
+    """Return up to ``limit`` dispensaries (by name) whose menu lists each strain, after the
+    first ``offset`` of them, by strain id."""
     found: dict[int, list[Dispensary]] = {id_: [] for id_ in strain_ids}
     if not found:
         return found
@@ -285,7 +318,7 @@ def dispensaries_by_strain(
     row = aliased(Dispensary, ranked)
     listing: Iterable[tuple[int, Dispensary]] = session.execute(
         select(ranked.c.listed_strain_id, row)
-        .where(ranked.c.rank <= limit)
+        .where(ranked.c.rank > offset, ranked.c.rank <= offset + limit)
         .order_by(ranked.c.listed_strain_id, ranked.c.rank)
     )
     for strain_id, dispensary in listing:

@@ -154,13 +154,15 @@ def top_per_parent(
     limit: int | BindParameter[int],
     *,
     entity: type | None = None,
+    offset: int | BindParameter[int] = 0,
 ) -> AnySelect:
-    """Rewrite ``stmt`` to keep the first ``limit`` rows per ``parent``, in ``order``.
+    """Rewrite ``stmt`` to keep ``limit`` rows per ``parent`` after the first ``offset``, in
+    ``order``.
 
     A row number partitioned by the parent key does in one statement what a LIMIT per parent
     would need one statement each for. With ``entity`` (what ``stmt`` selects) the result is
-    that entity; without, it is ``stmt``'s own columns. ``limit`` may be a bind parameter, for a
-    statement built once.
+    that entity; without, it is ``stmt``'s own columns. ``limit`` and ``offset`` may be bind
+    parameters, for a statement built once.
     """
     number = func.row_number().over(partition_by=parent, order_by=order).label("row_number")
     ranked = stmt.add_columns(number).subquery()
@@ -169,8 +171,9 @@ def top_per_parent(
         if entity is not None
         else [column for column in ranked.c if column.key != "row_number"]
     )
-    return (
-        select(*picked)
-        .where(ranked.c.row_number <= limit)
-        .order_by(ranked.c[parent.key], ranked.c.row_number)
+    window = (
+        [ranked.c.row_number <= limit]
+        if isinstance(offset, int) and offset == 0
+        else [ranked.c.row_number > offset, ranked.c.row_number <= offset + limit]
     )
+    return select(*picked).where(*window).order_by(ranked.c[parent.key], ranked.c.row_number)

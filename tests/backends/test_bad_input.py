@@ -414,7 +414,7 @@ def _graphql_cases() -> list[Case]:
              check=gql_error(None, 400)),
         Case("gql strains(thcMin: 1e308)", 200,
              body=gql("query($x: Float) { strains(thcMin: $x) { total } }", {"x": 1e308}),
-             check=gql_error("strains", 400, "thc_min")),
+             check=gql_error("strains", 400, "thcMin")),
         Case("gql body of exactly 64 KiB", 200,
              body=gql("{ law(state: \"CO\") { stateCode } }", pad_to=MAX_GRAPHQL_BODY),
              check=gql_data("law", {"stateCode": "CO"})),

@@ -1,5 +1,6 @@
 """REST and GraphQL are two parsers over one service: same answers, same errors, one quota."""
 
+import re
 from typing import Any
 
 import pytest
@@ -158,9 +159,14 @@ def test_invalid_arguments_fail_with_the_same_message_and_code(
     gql = both.graphql(f"{{ {field}{_graphql_args(resource, params)} {{ total }} }}")
     assert rest["status"] == 400
     [error] = gql["errors"]
-    assert error["message"] == rest["error"]["message"]
+    # The same message, naming each argument as its transport spells it (thcMin, thc_min).
+    expected = rest["error"]["message"]
+    for snake, camel in CAMEL.items():
+        expected = re.sub(rf"\b{snake}\b", camel, expected)
+    assert error["message"] == expected
     assert error["extensions"]["code"] == rest["error"]["code"] == 400
-    assert error["extensions"]["param"] == rest["error"]["param"] == param
+    assert rest["error"]["param"] == param
+    assert error["extensions"]["param"] == CAMEL.get(param, param)
     assert gql["data"] == {field: None}
 
 

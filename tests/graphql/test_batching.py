@@ -28,6 +28,20 @@ query StrainsNested($limit: Int!) {
 }
 """
 
+PAGED_NESTED = """
+query PagedNested($limit: Int!) {
+  dispensaries(limit: $limit) {
+    items {
+      reviewCount
+      deals(limit: 2, offset: 1) { id }
+      menu(limit: 3, offset: 2) { name strain { slug } }
+      reviews(limit: 2, offset: 1) { rating }
+    }
+  }
+  strains(limit: $limit) { items { dispensaries(limit: 2, offset: 3) { id } } }
+}
+"""
+
 
 Run = Callable[[Flask, FlaskClient, str, str, int], tuple[dict, int]]
 
@@ -98,6 +112,18 @@ def test_nested_dispensary_page_uses_one_statement_per_relation(
     # key lookup, page (its count included), deals, deal->dispensary, menu, menu->strain (its
     # effects and flavors included), terpenes, reviews, law
     assert statements == 9
+
+
+def test_nested_offsets_and_review_counts_are_one_statement_per_relation_at_any_page_size(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
+) -> None:
+    small, small_count = run(app, client, api_keys["enterprise"], PAGED_NESTED, 5)
+    large, large_count = run(app, client, api_keys["enterprise"], PAGED_NESTED, 100)
+    assert len(small["dispensaries"]["items"]) == 5
+    assert len(large["strains"]["items"]) == 100
+    # key lookup, dispensary page, review counts, deals, menu, menu->strain, reviews, strain
+    # page, strain->dispensaries
+    assert small_count == large_count == 9
 
 
 def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(

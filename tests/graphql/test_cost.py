@@ -15,7 +15,7 @@ from flask import Flask
 
 from app import REQUEST_ENGINE_EXTENSION
 from graphql_schema.cost import MAX_SPREADS
-from graphql_schema.view import EXAMPLE_QUERY
+from graphql_schema.graphiql import EXAMPLE_QUERY
 from service import keys
 from web.db import SESSIONS_EXTENSION
 

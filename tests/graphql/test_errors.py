@@ -6,7 +6,7 @@ is masked as "Unexpected error" and whose details go to the log only.
 """
 
 import logging
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import pytest
@@ -16,6 +16,8 @@ from sqlalchemy.orm import Session
 import service.dispensaries
 import service.laws
 import service.strains
+from graphql_schema import make_schema
+from graphql_schema.errors import ArgumentNames
 from models import Deal, Dispensary, MenuItem, Review, Strain
 
 LIMIT_100 = "limit must be an integer from 1 to 100 (larger values are reduced to 100)"
@@ -47,14 +49,13 @@ def _only_error(body: dict[str, Any]) -> dict[str, Any]:
         ("strains", "limit: -5", LIMIT_100, "limit"),
         ("strains", "offset: -1", OFFSET, "offset"),
         ("strains", "offset: 1000001", OFFSET, "offset"),
-        ("strains", "thcMin: 101", "thc_min must be a number from 0 to 100", "thc_min"),
-        (
-            "strains",
-            "thcMin: 30, thcMax: 10",
-            "thc_min must not be greater than thc_max",
-            "thc_min",
-        ),
-        ("strains", "cbdMax: -1", "cbd_max must be a number from 0 to 100", "cbd_max"),
+        # REST's messages with the GraphQL argument names (thcMin, not thc_min).
+        ("strains", "thcMin: 101", "thcMin must be a number from 0 to 100", "thcMin"),
+        ("strains", "thcMin: 30, thcMax: 10", "thcMin must not be greater than thcMax", "thcMin"),
+        ("strains", "thcMax: 100.5", "thcMax must be a number from 0 to 100", "thcMax"),
+        ("strains", "cbdMin: -0.1", "cbdMin must be a number from 0 to 100", "cbdMin"),
+        ("strains", "cbdMax: -1", "cbdMax must be a number from 0 to 100", "cbdMax"),
+        ("strains", "cbdMin: 5, cbdMax: 1", "cbdMin must not be greater than cbdMax", "cbdMin"),
         ("strains", 'effect: "Happy!"', f"effect {WORD}", "effect"),
         ("strains", 'flavor: ""', f"flavor {WORD}", "flavor"),
         ("dispensaries", "limit: 0", LIMIT_100, "limit"),
@@ -233,89 +234,6 @@ def test_reviews_over_the_maximum_return_at_most_twenty_without_error(gql, sessi
         select(func.count()).select_from(Review).where(Review.dispensary_id == d.id)
     )
     assert 0 < len(body["data"]["dispensary"]["reviews"]) == min(count, 20)
-
-
-@pytest.fixture
-def crowded(session: Session, commit_rows, reference_day: date) -> dict[str, Any]:
-    """One dispensary with 25 more reviews, 105 more deals and menu items; one strain on all menus.
-
-    Committed to the app's database (and removed afterwards) so every nested list is longer than
-    its maximum.
-    """
-    target = session.scalar(select(Dispensary).order_by(Dispensary.id))
-    strain = session.scalar(select(Strain).order_by(Strain.id))
-    listing = set(
-        session.scalars(select(MenuItem.dispensary_id).where(MenuItem.strain_id == strain.id))
-    )
-    all_ids = session.scalars(select(Dispensary.id)).all()
-    reviews = session.scalars(select(Review).where(Review.dispensary_id == target.id)).all()
-    deals = session.scalars(
-        select(Deal).where(Deal.dispensary_id == target.id, Deal.expires >= reference_day)
-    ).all()
-    menu = session.scalars(select(MenuItem).where(MenuItem.dispensary_id == target.id)).all()
-    # Positions continue each menu's 0, 1, 2, ... (the models' rule for menu order).
-    menu_sizes = dict(
-        session.execute(
-            select(MenuItem.dispensary_id, func.count()).group_by(MenuItem.dispensary_id)
-        ).all()
-    )
-    added = commit_rows(
-        *[
-            Review(
-                dispensary_id=target.id,
-                rating=1 + n % 5,
-                text=f"crowded review {n}",
-                author=f"crowd{n}",
-                date=reference_day - timedelta(days=n),
-            )
-            for n in range(25)
-        ],
-        *[
-            Deal(
-                public_id=f"deal_98{n:04d}",
-                dispensary_id=target.id,
-                title=f"Crowded deal {n}",
-                category="flower",
-                discount="5% off",
-                expires=reference_day + timedelta(days=n % 9),
-            )
-            for n in range(105)
-        ],
-        *[
-            MenuItem(
-                dispensary_id=target.id,
-                position=len(menu) + n,
-                name=f"Crowded item {n}",
-                category="edibles",
-                price=float(n),
-                unit="each",
-                strain_id=None,
-            )
-            for n in range(105)
-        ],
-        *[
-            MenuItem(
-                dispensary_id=dispensary_id,
-                position=menu_sizes.get(dispensary_id, 0)
-                + (105 if dispensary_id == target.id else 0),
-                name=f"{strain.name} flower",
-                category="flower",
-                price=9.0,
-                unit="g",
-                strain_id=strain.id,
-            )
-            for dispensary_id in all_ids
-            if dispensary_id not in listing
-        ],
-    )
-    return {
-        "dispensary": target,
-        "strain": strain,
-        "added": added,
-        "reviews": reviews,
-        "deals": deals,
-        "menu": menu,
-    }
 
 
 def test_nested_limits_over_the_maximum_are_reduced_to_it(
@@ -696,3 +614,76 @@ def test_a_repeated_document_is_validated_once_and_still_limited(
     too_deep = f"{{ {_deal_chain(11)} }}"
     for _ in range(2):  # the remembered verdict refuses it just the same
         assert _only_error(post(too_deep))["message"] == DEPTH_ERROR.format(name="anonymous")
+
+
+# --- GraphQL argument names in parameter errors ------------------------------------------------
+
+
+def test_the_renamed_arguments_are_the_four_percentages() -> None:
+    names = ArgumentNames.of(make_schema())
+    assert [names.param(n) for n in ("thc_min", "thc_max", "cbd_min", "cbd_max")] == [
+        "thcMin",
+        "thcMax",
+        "cbdMin",
+        "cbdMax",
+    ]
+    assert [names.param(n) for n in ("limit", "offset", "state", "q")] == [
+        "limit",
+        "offset",
+        "state",
+        "q",
+    ]
+
+
+def test_only_whole_argument_names_are_renamed_in_a_message() -> None:
+    names = ArgumentNames({"thc_min": "thcMin"})
+    assert names.message("thc_min must not exceed thc_minimum or xthc_min") == (
+        "thcMin must not exceed thc_minimum or xthc_min"
+    )
+
+
+def test_a_variable_and_an_alias_still_get_the_graphql_argument_name(gql) -> None:
+    body = gql(
+        "query($t: Float, $c: Float) { low: strains(thcMin: $t, cbdMax: $c) { total } }",
+        {"t": 20, "c": 120},
+    )
+    assert body["data"] == {"low": None}
+    error = _only_error(body)
+    assert error["message"] == "cbdMax must be a number from 0 to 100"
+    assert error["extensions"] == {"code": 400, "param": "cbdMax"}
+    assert error["path"] == ["low"]
+
+
+@pytest.mark.parametrize(
+    ("selection", "path", "message", "param"),
+    [
+        (
+            'strain(slug: "%s") { dispensaries(offset: -1) { id } }',
+            ["strain", "dispensaries"],
+            OFFSET,
+            "offset",
+        ),
+        (
+            'dispensary(id: "disp_1006") { reviews(offset: 1000001) { date } }',
+            ["dispensary", "reviews"],
+            OFFSET,
+            "offset",
+        ),
+        (
+            'strain(slug: "%s") { dispensaries(state: "ZZ", limit: 2) { id } }',
+            ["strain", "dispensaries"],
+            STATE,
+            "state",
+        ),
+    ],
+    ids=["strain dispensaries offset", "dispensary reviews offset", "strain dispensaries state"],
+)
+def test_a_nested_argument_error_names_the_graphql_argument(
+    gql, session: Session, selection: str, path: list[str], message: str, param: str
+) -> None:
+    slug = session.scalar(select(Strain.slug).order_by(Strain.id))
+    body = gql("{ %s }" % (selection % slug if "%s" in selection else selection))
+    assert body["data"] == {path[0]: None}
+    error = _only_error(body)
+    assert (error["message"], error["path"]) == (message, path)
+    assert error["extensions"] == {"code": 400, "param": param}
