@@ -13,7 +13,7 @@ from web.routes import OPEN, RoutePolicy, declare_paths
 
 from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
 from .blueprint import bp
-from .openapi import DOCS_PATH, OPENAPI_PATH, SPEC_OPTIONS, SWAGGER_STATIC_PATH, swagger_assets
+from .openapi import DOCS_PATH, OPENAPI_PATH, SWAGGER_STATIC_PATH, spec_options, swagger_assets
 from .schemas import ErrorEnvelopeSchema
 
 API_PREFIX = "/api/v1"
@@ -39,8 +39,11 @@ def init_rest(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
     app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", DOCS_PATH.removeprefix(API_PREFIX))
     app.config.setdefault("OPENAPI_SWAGGER_UI_URL", SWAGGER_STATIC_PATH + "/")
-    app.config.setdefault("API_SPEC_OPTIONS", SPEC_OPTIONS)
+    app.config.setdefault("API_SPEC_OPTIONS", spec_options(app.config.get("PUBLIC_BASE_URL")))
     api = EnvelopeApi(app)
+    # flask-smorest registers a schema for its page-number pagination header; our lists page by
+    # limit and offset in the body's meta, so nothing refers to it (an unused component).
+    api.spec.components.schemas.pop("PaginationMetadata", None)
     api.register_blueprint(bp)
     app.register_blueprint(swagger_assets)
     # Each operation declares its own policy (route_policy). A request under /api/v1 that matches

@@ -38,6 +38,7 @@ from .fields import (
     StrictInteger,
     StrictNumber,
     decimal_pattern,
+    integer_pattern,
 )
 from .openapi import (
     NOT_SPACE,
@@ -55,8 +56,6 @@ from .openapi import (
 # takes (apispec publishes only OpenAPI keywords, so it stays out of the document), and
 # tests/fuzz checks the server against it.
 ACCEPTS = "accepts"
-# A limit over the maximum (up to the 18 digits StrictInteger reads) is reduced, not refused.
-_LIMIT_ACCEPTS = "^-?(?=[0-9]{1,18}$)0*[1-9][0-9]*$"
 
 
 def _limit(bound: ListBound) -> StrictInteger:
@@ -69,7 +68,8 @@ def _limit(bound: ListBound) -> StrictInteger:
             "minimum": 1,
             "maximum": maximum,
             "default": bound.default,
-            ACCEPTS: _LIMIT_ACCEPTS,
+            # A limit over the maximum (up to 18 digits) is reduced, not refused.
+            ACCEPTS: integer_pattern(1),
         },
     )
 
@@ -82,6 +82,7 @@ def _offset() -> StrictInteger:
             "minimum": 0,
             "maximum": MAX_OFFSET,
             "default": 0,
+            ACCEPTS: integer_pattern(0, MAX_OFFSET),
         },
     )
 

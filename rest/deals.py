@@ -12,7 +12,7 @@ from web.today import request_today
 from .args import DealArgs
 from .blueprint import bp
 from .envelope import ok, ok_page
-from .openapi import SUCCESS_HEADERS, errors, not_modified
+from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import DealSchema, detail_envelope, page_envelope
 
 
@@ -20,8 +20,9 @@ from .schemas import DealSchema, detail_envelope, page_envelope
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(DealArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
-@errors(bp, 400, 401, 405, 429, 500)
+@errors(bp, 400, 401, 405, 429, 500, 503)
 @not_modified(bp)
+@operation_id(bp, "listDeals")
 def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
     """Active deals (expiring today or later), soonest expiry first."""
     filters, page = args
@@ -31,8 +32,9 @@ def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
 @bp.get("/deals/<string:deal_id>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DealSchema, "DealDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 400, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500, 503)
 @not_modified(bp)
+@operation_id(bp, "getDeal")
 def get_deal(deal_id: str) -> dict[str, Any]:
     """One active deal, by the id lists and search give (an expired deal is not found)."""
     return ok(deals.get_deal(request_connection(), deal_id, today=request_today()))

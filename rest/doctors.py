@@ -11,7 +11,7 @@ from web.routes import route_policy
 from .args import DoctorArgs
 from .blueprint import bp
 from .envelope import ok, ok_page
-from .openapi import SUCCESS_HEADERS, errors, not_modified
+from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import DoctorSchema, detail_envelope, page_envelope
 
 
@@ -19,8 +19,9 @@ from .schemas import DoctorSchema, detail_envelope, page_envelope
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(DoctorArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
-@errors(bp, 400, 401, 405, 429, 500)
+@errors(bp, 400, 401, 405, 429, 500, 503)
 @not_modified(bp)
+@operation_id(bp, "listDoctors")
 def list_doctors(args: tuple[DoctorFilters, PageRequest]) -> dict[str, Any]:
     """Medical marijuana doctors by state, city and telehealth; by name."""
     filters, page = args
@@ -30,8 +31,9 @@ def list_doctors(args: tuple[DoctorFilters, PageRequest]) -> dict[str, Any]:
 @bp.get("/doctors/<string:doctor_id>")
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DoctorSchema, "DoctorDetail"), headers=SUCCESS_HEADERS)
-@errors(bp, 400, 401, 404, 405, 429, 500)
+@errors(bp, 400, 401, 404, 405, 429, 500, 503)
 @not_modified(bp)
+@operation_id(bp, "getDoctor")
 def get_doctor(doctor_id: str) -> dict[str, Any]:
     """One doctor, by the id lists and search give."""
     return ok(doctors.get_doctor(request_connection(), doctor_id))

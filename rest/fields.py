@@ -62,10 +62,12 @@ class StrictBoolean(_Described, fields.Boolean):
         raise self.fail_for(attr)
 
 
-# OpenAPI patterns for these grammars. Query values are strings on the wire, so the document
-# describes numbers and booleans as strings with a pattern matching exactly the strings accepted;
-# bounds checked by the service are folded into the pattern (and repeated in the description).
+# Regexes of exactly the strings these fields take, bounds checked by the service folded in. The
+# document publishes typed values (number, integer, boolean) with their bounds; these patterns
+# stay beside the fields (rest.args.ACCEPTS) for the tests that hold the server to the grammar
+# the descriptions state.
 DECIMAL_DIGITS = 12  # digits allowed before the point, and after it, by _DECIMAL
+INTEGER_DIGITS = 18  # digits StrictInteger reads
 
 
 def _same_length_range(low: str, high: str) -> list[str]:
@@ -103,6 +105,24 @@ def _digits(low: int, high: int) -> str:
         zeros = _repeat("0", 0, DECIMAL_DIGITS - width)
         alternatives += [zeros + part for part in _same_length_range(str(start), str(stop))]
     return "|".join(alternatives)
+
+
+def integer_pattern(minimum: int, maximum: int | None = None) -> str:
+    """The StrictInteger strings valued from ``minimum`` (0 or 1) to ``maximum`` (None: any of
+    its 18 digits). Leading zeros are allowed; "-0" is zero, so it is in when 0 is."""
+    n = INTEGER_DIGITS
+    if maximum is None:
+        positive = "[1-9][0-9]*"
+    else:
+        positive = "|".join(
+            part
+            for width in range(1, len(str(maximum)) + 1)
+            for part in _same_length_range(str(10 ** (width - 1)), str(min(maximum, 10**width - 1)))
+        )
+    alternatives = [f"(?=[0-9]{{1,{n}}}$)0*(?:{positive})"]
+    if minimum <= 0:
+        alternatives.append(f"-?0{{1,{n}}}")
+    return "^(?:" + "|".join(alternatives) + ")$"
 
 
 def decimal_pattern(maximum: int, *, exclusive_minimum: bool = False) -> str:

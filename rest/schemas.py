@@ -2,7 +2,7 @@
 
 from typing import Any, cast
 
-from marshmallow import fields
+from marshmallow import EXCLUDE, fields
 
 from service.bounds import DISPENSARY_REVIEWS
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
@@ -13,7 +13,17 @@ from .fields import OptionalFloat, OptionalString
 DATE_FORMAT = "%Y-%m-%d"
 
 
-class StrainItemSchema(CompiledSchema):
+class _Output(CompiledSchema):
+    """An output schema. They are only dumped, never loaded, so ``unknown`` only shapes the
+    document: EXCLUDE publishes no ``additionalProperties: false``, leaving responses open to new
+    fields (a strict client would break on each one). Requests stay strict: rest.blueprint
+    refuses unknown query parameters."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class StrainItemSchema(_Output):
     slug = fields.String(required=True)
     name = fields.String(required=True)
     type = fields.String(required=True, metadata={"enum": list(STRAIN_TYPES)})
@@ -32,7 +42,7 @@ class StrainSchema(StrainItemSchema):
     reviewCount = fields.Integer(attribute="review_count", required=True)
 
 
-class DispensaryItemSchema(CompiledSchema):
+class DispensaryItemSchema(_Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
     address = fields.String(required=True)
@@ -53,7 +63,7 @@ class DispensaryHitSchema(DispensaryItemSchema):
     distance = OptionalFloat(metadata={"description": "Miles from the zip given; zip searches."})
 
 
-class MenuItemSchema(CompiledSchema):
+class MenuItemSchema(_Output):
     name = fields.String(required=True)
     category = fields.String(required=True)
     price = fields.Float(required=True, metadata={"description": "US dollars."})
@@ -61,7 +71,7 @@ class MenuItemSchema(CompiledSchema):
     strain = OptionalString(metadata={"description": "The strain's slug, when the item is one."})
 
 
-class ReviewSchema(CompiledSchema):
+class ReviewSchema(_Output):
     rating = fields.Integer(required=True)
     text = fields.String(required=True)
     author = fields.String(required=True)
@@ -88,7 +98,7 @@ class DispensarySchema(DispensaryItemSchema):
         return super().get_attribute(obj.dispensary, attr, default)
 
 
-class DealSchema(CompiledSchema):
+class DealSchema(_Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "deal_1"})
     title = fields.String(required=True)
     dispensary = fields.String(attribute="dispensary_name", required=True)
@@ -102,7 +112,7 @@ class DealSchema(CompiledSchema):
     )
 
 
-class DoctorSchema(CompiledSchema):
+class DoctorSchema(_Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "doc_1"})
     name = fields.String(required=True)
     city = fields.String(required=True)
@@ -112,7 +122,7 @@ class DoctorSchema(CompiledSchema):
     price = fields.Float(required=True, metadata={"description": "Consultation fee, USD."})
 
 
-class LawSchema(CompiledSchema):
+class LawSchema(_Output):
     state = fields.String(required=True)
     stateCode = fields.String(attribute="state_code", required=True)
     recreational = fields.Boolean(required=True)
@@ -124,14 +134,14 @@ class LawSchema(CompiledSchema):
     updated = fields.Date(DATE_FORMAT, required=True)
 
 
-class SearchHitSchema(CompiledSchema):
+class SearchHitSchema(_Output):
     type = fields.String(required=True, metadata={"enum": list(SEARCH_HIT_TYPES)})
     name = fields.String(required=True)
     slug = OptionalString(metadata={"description": "Strains only."})
     id = OptionalString(metadata={"description": "Dispensaries, doctors and deals."})
 
 
-class MetaSchema(CompiledSchema):
+class MetaSchema(_Output):
     total = fields.Integer(required=True)
     limit = fields.Integer(required=True)
     offset = fields.Integer(required=True)
@@ -144,7 +154,7 @@ def _envelope(name: str, data: fields.Field[Any], *, paged: bool) -> type[Compil
     }
     if paged:
         attrs["meta"] = fields.Nested(MetaSchema, required=True)
-    return cast(type[CompiledSchema], CompiledSchema.from_dict(attrs, name=name))
+    return cast(type[CompiledSchema], _Output.from_dict(attrs, name=name))
 
 
 # The document names components after their classes, less "Schema", so the items' classes are
@@ -163,19 +173,19 @@ def detail_envelope(item: type[CompiledSchema], name: str) -> type[CompiledSchem
     return _envelope(name, fields.Nested(item, required=True), paged=False)
 
 
-class ErrorBodySchema(CompiledSchema):
+class ErrorBodySchema(_Output):
     code = fields.Integer(required=True)
     message = fields.String(required=True)
     docs = fields.String(required=True)
     param = fields.String(metadata={"description": "The offending parameter, when there is one."})
 
 
-class ErrorEnvelopeSchema(CompiledSchema):
+class ErrorEnvelopeSchema(_Output):
     success = fields.Boolean(required=True, metadata={"enum": [False]})
     error = fields.Nested(ErrorBodySchema, required=True)
 
 
-class UsageSchema(CompiledSchema):
+class UsageSchema(_Output):
     tier = fields.String(required=True, metadata={"enum": list(KEY_TIERS)})
     limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
     remaining = fields.Integer(

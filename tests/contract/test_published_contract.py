@@ -47,12 +47,13 @@ def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskCli
     spec = client.get("/api/v1/openapi.json").get_json()
     for path, item in spec["paths"].items():
         operation = item["get"]
-        if path == "/api/v1/usage":  # not charged: no quota headers, no 429
-            assert set(operation["responses"]) == {"200", "400", "401", "405", "500"}
+        if path == "/api/v1/usage":  # not charged: no quota headers; 429 only for bad keys
+            assert set(operation["responses"]) == {"200", "400", "401", "405", "429", "500", "503"}
             assert set(operation["responses"]["200"]["headers"]) == {"X-Request-ID"}
+            assert set(operation["responses"]["429"]["headers"]) == {"X-Request-ID", "Retry-After"}
             continue
         codes = set(operation["responses"])
-        assert {"200", "304", "401", "405", "429", "500"} <= codes, path
+        assert {"200", "304", "401", "405", "429", "500", "503"} <= codes, path
         assert ("404" in codes) == ("{" in path), path
         assert "400" in codes, path  # an unknown query parameter, at least
         assert set(operation["responses"]["200"]["headers"]) == {
@@ -67,10 +68,12 @@ def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskCli
         assert "Retry-After" in operation["responses"]["429"]["headers"]
         error_ref = operation["responses"]["401"]["content"]["application/json"]["schema"]
         assert error_ref == {"$ref": "#/components/schemas/ErrorEnvelope"}
-    assert spec["components"]["securitySchemes"] == {
-        "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
-        "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key"},
-    }
+    schemes = spec["components"]["securitySchemes"]
+    assert list(schemes) == ["ApiKeyHeader", "BearerKey", "ApiKeyQuery"]  # the precedence order
+    assert schemes["ApiKeyHeader"] == {"type": "apiKey", "in": "header", "name": "X-API-Key"}
+    assert schemes["ApiKeyQuery"] == {"type": "apiKey", "in": "query", "name": "api_key"}
+    assert (schemes["BearerKey"]["type"], schemes["BearerKey"]["scheme"]) == ("http", "bearer")
+    assert spec["security"] == [{"ApiKeyHeader": []}, {"BearerKey": []}, {"ApiKeyQuery": []}]
 
 
 def test_list_parameters_publish_their_bounds(client: FlaskClient) -> None:

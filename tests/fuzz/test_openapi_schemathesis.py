@@ -1,22 +1,58 @@
 """Schemathesis over the published OpenAPI document, in-process against the WSGI app.
 
 Every operation runs the examples, coverage and fuzzing phases in positive and negative modes
-with every default check: no 5xx, status codes, content types, headers and bodies as documented,
-schema-valid requests accepted, schema-invalid ones refused, Allow on 405, keys enforced.
-Budget: FUZZ_EXAMPLES per operation (default 25); a deeper run::
+with every registered check: no 5xx, status codes, content types, headers and bodies as
+documented, schema-valid requests accepted, schema-invalid ones refused, Allow on 405, keys
+enforced. Budget: FUZZ_EXAMPLES per operation (default 25); a deeper run::
 
     FUZZ_EXAMPLES=500 .venv/bin/pytest -p no:cacheprovider tests/fuzz/test_openapi_schemathesis.py
+
+One check is left out of a case only where the document itself says the answer differs from
+what OpenAPI alone implies, and the case must then get the answer the document states:
+
+- positive_data_acceptance, for a schema-valid case that breaks a rule OpenAPI 3.0 cannot
+  express (PROSE_RULES; each is written in its operation's or parameter's description): the
+  answer must be the 400 naming the rule's parameter;
+- negative_data_rejection, for a schema-invalid case that the descriptions say the server reads
+  all the same (any case, 1 and 0, a limit over its maximum reduced: rest.args.ACCEPTS): the
+  answer must be a 200.
+
+Numbers are written the way the descriptions ask clients to (plain decimals, at most 12 digits
+after the point), not in Python's exponent form (1e-05).
 """
 
+import math
 import os
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import ROUND_UP, Context, Decimal
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 import schemathesis
 from flask import Flask
+from marshmallow import Schema
+from schemathesis.checks import (
+    CHECKS,
+    load_all_checks,
+    negative_data_rejection,
+    positive_data_acceptance,
+)
 
 from app import LIMITER_EXTENSION, create_app
+from rest.args import (
+    ACCEPTS,
+    DealArgs,
+    DispensaryArgs,
+    DoctorArgs,
+    LawArgs,
+    SearchArgs,
+    StrainArgs,
+)
+from rest.blueprint import ALWAYS_ALLOWED
+from rest.fields import DECIMAL_DIGITS
 from rest.openapi import OPENAPI_PATH
 from service import keys
 from service.errors import InvalidParameter
@@ -34,6 +70,18 @@ schema = schemathesis.openapi.from_wsgi(
 schema.config.generation.update(max_examples=EXAMPLES, database="none")
 # The WSGI transport hands bodies over as sent; ask for them uncompressed.
 schema.config.update(headers={"Accept-Encoding": "identity"})
+load_all_checks()
+EVERY_CHECK = [check for check in CHECKS.get_all() if callable(check)]
+
+# The query arguments of each operation that takes any (the others take none).
+ARGUMENTS: dict[str, type[Schema]] = {
+    "listStrains": StrainArgs,
+    "listDispensaries": DispensaryArgs,
+    "listDeals": DealArgs,
+    "listDoctors": DoctorArgs,
+    "listLaws": LawArgs,
+    "search": SearchArgs,
+}
 
 
 @schema.auth()
@@ -47,46 +95,149 @@ class FuzzKey:
         case.headers = {**(case.headers or {}), "X-API-Key": data}
 
 
-def _number(query: dict[str, Any], name: str) -> float | None:
-    value = query.get(name)
-    return float(value) if isinstance(value, str) else None
+# --- rules OpenAPI 3.0 cannot express, as the document states them ---------------------------
 
 
-def breaks_a_rule_stated_in_prose(query: dict[str, Any]) -> bool:
-    """True when ``query`` breaks a documented rule that OpenAPI 3.0 cannot express.
+@dataclass(frozen=True)
+class ProseRule:
+    """A rule written in the document's prose: ``text`` appears in the description of the
+    operation (rules across parameters) or of ``param``; ``broken(query)`` tells a query that
+    breaks it, which gets a 400 naming ``param``."""
 
-    The parameter descriptions state them: a minimum not above its maximum, radius only with
-    zip, zip a known ZIP code, city 1 to 80 printable characters once whitespace is collapsed.
-    """
-    for low, high in (("thc_min", "thc_max"), ("cbd_min", "cbd_max")):
-        low_value, high_value = _number(query, low), _number(query, high)
-        if low_value is not None and high_value is not None and low_value > high_value:
-            return True
-    if "radius" in query and "zip" not in query:
+    text: str
+    param: str
+    broken: Callable[[dict[str, str]], bool]
+
+
+def _above(low: str, high: str) -> Callable[[dict[str, str]], bool]:
+    def broken(query: dict[str, str]) -> bool:
+        return low in query and high in query and float(query[low]) > float(query[high])
+
+    return broken
+
+
+def _unknown_zip(query: dict[str, str]) -> bool:
+    if "zip" not in query:
+        return False
+    try:
+        zip_point(query["zip"].strip())
+    except InvalidParameter:
         return True
-    if isinstance(query.get("zip"), str):
-        try:
-            zip_point(query["zip"].strip())
-        except InvalidParameter:
-            return True
-    if isinstance(query.get("city"), str):
-        folded = " ".join(query["city"].split()).lower()
-        return not (0 < len(folded) <= CITY_MAX_LENGTH and folded.isprintable())
     return False
 
 
-@schema.hook
-def filter_case(context: schemathesis.HookContext, case: schemathesis.Case) -> bool:
-    """A schema-valid case counts as valid data only if it also keeps the rules in prose."""
-    meta = case.meta
-    if meta is None or not meta.generation.mode.is_positive:
-        return True
-    return not breaks_a_rule_stated_in_prose(case.query or {})
+def _bad_city(query: dict[str, str]) -> bool:
+    if "city" not in query:
+        return False
+    folded = " ".join(query["city"].split()).lower()
+    return not (0 < len(folded) <= CITY_MAX_LENGTH and folded.isprintable())
+
+
+CITY_RULE = ProseRule("1 to 80 printable characters once runs of whitespace", "city", _bad_city)
+PROSE_RULES: dict[str, list[ProseRule]] = {
+    # Two parameters each: written in the operation's description.
+    "listStrains": [
+        ProseRule(
+            "thc_min must not be greater than thc_max", "thc_min", _above("thc_min", "thc_max")
+        ),
+        ProseRule(
+            "cbd_min must not be greater than cbd_max", "cbd_min", _above("cbd_min", "cbd_max")
+        ),
+    ],
+    # One parameter, but not a pattern: a ZIP code in the gazetteer, a length counted after
+    # whitespace is collapsed and printability as str.isprintable() sees it (any script).
+    "listDispensaries": [
+        ProseRule("radius needs zip", "radius", lambda q: "radius" in q and "zip" not in q),
+        ProseRule("A known five-digit US ZIP code", "zip", _unknown_zip),
+        CITY_RULE,
+    ],
+    "listDeals": [CITY_RULE],
+    "listDoctors": [CITY_RULE],
+}
+
+
+def broken_rules(operation_id: str, query: dict[str, str]) -> set[str]:
+    """The parameters named by the prose rules ``query`` breaks."""
+    return {rule.param for rule in PROSE_RULES.get(operation_id, []) if rule.broken(query)}
+
+
+def read_by_the_server(operation_id: str, pairs: list[tuple[str, str]]) -> bool:
+    """True when the descriptions say the server answers 200 to these query pairs: each name
+    known and given once, each value in the grammar its field reads (rest.args.ACCEPTS, else
+    the published pattern), the required ones present and no prose rule broken."""
+    arguments = ARGUMENTS.get(operation_id)
+    fields = {f.data_key or n: f for n, f in arguments().fields.items()} if arguments else {}
+    names = [name for name, _ in pairs if name not in ALWAYS_ALLOWED]
+    if len(set(names)) != len(names) or not set(names) <= set(fields):
+        return False
+    query = {name: value for name, value in pairs if name in fields}
+    if any(field.required and name not in query for name, field in fields.items()):
+        return False
+    for name, value in query.items():
+        grammar = fields[name].metadata.get(ACCEPTS) or fields[name].metadata["pattern"]
+        if re.search(grammar, value) is None:
+            return False
+    return not broken_rules(operation_id, query)
+
+
+# --- numbers as the descriptions ask clients to write them -----------------------------------
+
+_STEP = Decimal(1).scaleb(-DECIMAL_DIGITS)
+JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
+
+
+def plain(value: float) -> str:
+    """``value`` as a plain decimal of at most 12 fraction digits, rounded away from zero (so a
+    value outside an integer bound stays outside it, and a positive one stays positive)."""
+    exact = Decimal(value)  # a float has at most 309 digits before the point
+    return format(exact.quantize(_STEP, ROUND_UP, Context(prec=400)).normalize(), "f")
+
+
+class PlainDecimal(float):
+    """A float that is sent (str) as :func:`plain` writes it."""
+
+    def __str__(self) -> str:
+        return plain(self)
+
+    __repr__ = __str__
+
+
+def write_numbers_plainly(case: schemathesis.Case) -> None:
+    """Number parameters as a client following the descriptions sends them: the fuzzing phase
+    makes floats, the coverage phase the text of one (5e-324)."""
+    numbers = {
+        p["name"]
+        for p in case.operation.definition.raw.get("parameters", [])
+        if p["schema"].get("type") == "number"
+    }
+    query = case.query or {}
+    for name in numbers & set(query):
+        value = query[name]
+        if isinstance(value, str) and JSON_NUMBER.fullmatch(value):
+            value = float(value)
+        if type(value) is float and math.isfinite(value):
+            query[name] = PlainDecimal(value) if type(query[name]) is float else plain(value)
+
+
+# --- the run ----------------------------------------------------------------------------------
 
 
 @pytest.fixture(autouse=True, scope="module")
 def _grant_key(grant_key: Callable[[str], str]) -> None:
     grant_key(KEY)
+
+
+def _sent_pairs(response: Any) -> list[tuple[str, str]]:
+    return parse_qsl(urlsplit(response.request.url).query, keep_blank_values=True)
+
+
+def _only_query_negative(case: schemathesis.Case) -> bool:
+    """A negative case whose only schema-invalid part is its query."""
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_negative:
+        return False
+    negative = {where.value for where, info in meta.components.items() if info.mode.is_negative}
+    return negative == {"query"}
 
 
 @schema.parametrize()
@@ -97,9 +248,42 @@ def test_every_operation_keeps_the_published_contract(
     # ignored_auth probes every accepted case without a key and with a bad one; fresh counters
     # per case keep those probes from adding up to the per-address failed-key lockout.
     fuzz_app.extensions[LIMITER_EXTENSION].reset()
+    write_numbers_plainly(case)
+    operation_id = case.operation.definition.raw["operationId"]
     with counts.case():
-        response = case.call_and_validate(app=fuzz_app)
+        response = case.call(app=fuzz_app)
+        pairs = _sent_pairs(response)
+        excluded = []
+        positive = case.meta is not None and case.meta.generation.mode.is_positive
+        rules = broken_rules(operation_id, dict(pairs)) if positive else set()
+        if rules:  # a rule in the prose: the 400 it states, not the schema's promise
+            excluded.append(positive_data_acceptance)
+            assert response.status_code == 400, response.text
+            assert response.json()["error"]["param"] in rules, (response.text, pairs)
+            counts["positive cases breaking a prose rule"] += 1
+        elif _only_query_negative(case) and read_by_the_server(operation_id, pairs):
+            excluded.append(negative_data_rejection)
+            # The query is read; the path decides the rest (an unknown id is still a 404).
+            assert response.status_code in (200, 404), response.text
+            counts["negative cases the descriptions accept"] += 1
+        case.validate_response(
+            response,
+            checks=EVERY_CHECK,
+            excluded_checks=excluded,
+            transport_kwargs={"app": fuzz_app},  # where ignored_auth sends its probes
+        )
     counts[f"status {response.status_code}"] += 1
+
+
+def test_each_prose_rule_is_written_where_the_document_says_it() -> None:
+    document = schema.raw_schema
+    operations = {item["get"]["operationId"]: item["get"] for item in document["paths"].values()}
+    for operation_id, rules in PROSE_RULES.items():
+        operation = operations[operation_id]
+        descriptions = {p["name"]: p["description"] for p in operation["parameters"]}
+        for rule in rules:
+            written = operation.get("description", "") + " " + descriptions[rule.param]
+            assert rule.text in " ".join(written.split()), (operation_id, rule.text)
 
 
 @pytest.mark.parametrize(
@@ -107,6 +291,8 @@ def test_every_operation_keeps_the_published_contract(
     [
         ("/api/v1/strains/{slug}", "slug", "/api/v1/strains", "slug"),
         ("/api/v1/dispensaries/{dispensary_id}", "dispensary_id", "/api/v1/dispensaries", "id"),
+        ("/api/v1/deals/{deal_id}", "deal_id", "/api/v1/deals", "id"),
+        ("/api/v1/doctors/{doctor_id}", "doctor_id", "/api/v1/doctors", "id"),
         ("/api/v1/laws/{state}", "state", None, "CA"),
     ],
 )
@@ -119,5 +305,5 @@ def test_detail_operations_answer_known_ids_as_documented(
     if list_path is not None:  # random ids are mostly 404s: take a real one from the list
         value = client.get(list_path, headers=headers).get_json()["data"][0][key]
     case = schema[path]["GET"].Case(path_parameters={parameter: value}, headers=headers)
-    response = case.call_and_validate(app=fuzz_app)
+    response = case.call_and_validate(app=fuzz_app, checks=EVERY_CHECK)
     assert response.status_code == 200

@@ -1,4 +1,4 @@
-"""Hypothesis fuzz of the list endpoints' query strings, and of each documented pattern.
+"""Hypothesis fuzz of the list endpoints' query strings, and of each parameter's grammar.
 
 Query strings are built and percent-encoded here, byte by byte, so they can carry what a client
 library would refuse to send: NUL, lone surrogates, invalid UTF-8, RTL marks, full-width
@@ -21,7 +21,7 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rest.args import DealArgs, DispensaryArgs, DoctorArgs, SearchArgs, StrainArgs
+from rest.args import ACCEPTS, DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
 from rest.openapi import OPENAPI_PATH, SPACE
 from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.errors import InvalidParameter
@@ -42,6 +42,7 @@ ARGUMENTS = {
     "/api/v1/deals": DealArgs,
     "/api/v1/doctors": DoctorArgs,
     "/api/v1/search": SearchArgs,
+    "/api/v1/laws": LawArgs,
 }
 # What must be sent beside a parameter for it to be judged on its own: search needs its text,
 # radius a ZIP code.
@@ -211,17 +212,26 @@ def test_any_query_string_gets_a_200_page_within_its_limit_or_a_400_naming_a_par
     fuzz()
 
 
-# --- each documented pattern matches exactly the values the server accepts --------------------
+# --- each parameter's grammar matches exactly the values the server accepts -------------------
+# The grammar is the published pattern of a string parameter, or for a typed or closed one the
+# exact grammar its description states in prose (rest.args.ACCEPTS: any case, 1 and 0, leading
+# zeros, a limit over its maximum).
 
 
 def documented_patterns() -> list[tuple[str, str]]:
-    """(path, parameter) for every list parameter whose field documents a pattern."""
+    """(path, parameter) for every list parameter with a pattern or a stated grammar."""
     return [
         (path, field.data_key or name)
         for path, arguments in ARGUMENTS.items()
         for name, field in arguments().fields.items()
-        if "pattern" in field.metadata and name not in PROSE
+        if (ACCEPTS in field.metadata or "pattern" in field.metadata) and name not in PROSE
     ]
+
+
+def grammar(app: Flask, path: str, name: str) -> str:
+    """The stated grammar of a typed or closed parameter, else its published pattern."""
+    fields = {f.data_key or n: f for n, f in ARGUMENTS[path]().fields.items()}
+    return fields[name].metadata.get(ACCEPTS) or _parameters(app, path)[name]["schema"]["pattern"]
 
 
 @st.composite
@@ -248,7 +258,7 @@ def accepted_by_the_document(name: str, pattern: str, value: str) -> bool:
 
 
 @pytest.mark.parametrize(("path", "name"), documented_patterns())
-def test_a_value_is_accepted_exactly_when_it_matches_the_documented_pattern(
+def test_a_value_is_accepted_exactly_when_it_matches_its_documented_grammar(
     fuzz_app: Flask,
     fuzz_key: str,
     tally: Callable[[str], Any],
@@ -256,7 +266,7 @@ def test_a_value_is_accepted_exactly_when_it_matches_the_documented_pattern(
     name: str,
 ) -> None:
     client = fuzz_app.test_client()
-    pattern = _parameters(fuzz_app, path)[name]["schema"]["pattern"]
+    pattern = grammar(fuzz_app, path, name)
     valid = st.from_regex(pattern, fullmatch=True)
     counts = tally("documented patterns")
 
