@@ -32,40 +32,41 @@ class Keys:
 
 
 def hostile_requests(k: Keys) -> list[bytes]:
-    """Raw requests, each marked with ``probe=<n>`` so the logs can be shown to record it."""
+    """Raw requests, each marked with ``_=probe<n>`` (the cache-buster every operation allows)
+    so the logs can be shown to record it."""
     heads = [
-        f"GET /api/v1/laws/CA?probe=0&api_key={k.valid} HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=1&api%5Fkey={k.valid} HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=2&%61pi_key={k.valid} HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=3&api_%6Bey={k.valid} HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=4&%61%70%69%5f%6b%65%79={k.fake} HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=5&api_key={k.fake}&api%5Fkey={k.valid} HTTP/1.1",
-        f"GET /api/v1/strains?probe=6&api_key={k.valid}&limit=abc HTTP/1.1",
-        f"GET /api/v1/laws/CA?probe=7&api%5Fkey={k.stranger} HTTP/1.1",
-        f"GET /graphql?probe=8&query=%7Blaws%7BstateCode%7D%7D&API_%4Bey={k.fake} HTTP/1.1",
-        f"GET http://127.0.0.1/api/v1/laws/CA?probe=9&api%5fkey={k.fake} HTTP/1.1",
-        f"GET /no-such-page?probe=10&api_key={k.fake} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe0&api_key={k.valid} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe1&api%5Fkey={k.valid} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe2&%61pi_key={k.valid} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe3&api_%6Bey={k.valid} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe4&%61%70%69%5f%6b%65%79={k.fake} HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe5&api_key={k.fake}&api%5Fkey={k.valid} HTTP/1.1",
+        f"GET /api/v1/strains?_=probe6&api_key={k.valid}&limit=abc HTTP/1.1",
+        f"GET /api/v1/laws/CA?_=probe7&api%5Fkey={k.stranger} HTTP/1.1",
+        f"GET /graphql?_=probe8&query=%7Blaws%7BstateCode%7D%7D&API_%4Bey={k.fake} HTTP/1.1",
+        f"GET http://127.0.0.1/api/v1/laws/CA?_=probe9&api%5fkey={k.fake} HTTP/1.1",
+        f"GET /no-such-page?_=probe10&api_key={k.fake} HTTP/1.1",
     ]
     lines = [f"{head}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n" for head in heads]
     lines += [
         # The key in the header, and in headers a log format may print.
-        f"GET /api/v1/laws/CA?probe=11 HTTP/1.1\r\nHost: h\r\nX-API-Key: {k.fake}\r\n"
+        f"GET /api/v1/laws/CA?_=probe11 HTTP/1.1\r\nHost: h\r\nX-API-Key: {k.fake}\r\n"
         f"Referer: http://shop.example/?api%5Fkey={k.fake}&x=1\r\nUser-Agent: bot {k.valid}\r\n"
         "Connection: close\r\n\r\n",
-        f"GET /api/v1/laws/CA?probe=12 HTTP/1.1\r\nHost: h\r\nx-api-key: {k.valid}\r\n"
+        f"GET /api/v1/laws/CA?_=probe12 HTTP/1.1\r\nHost: h\r\nx-api-key: {k.valid}\r\n"
         "Connection: close\r\n\r\n",
         # Malformed request lines, quoted whole in the servers' complaints.
-        f"GET /api/v1/laws/CA?probe=13&api_key={k.fake} HTTP/1.1 extra\r\nHost: h\r\n\r\n",
-        f"GET /api/v1/laws/CA?probe=14&api%5Fkey={k.fake}\r\nHost: h\r\n\r\n",
-        f"G\x01T /x?probe=15&%61pi_key={k.fake} HTTP/1.1\r\nHost: h\r\n\r\n",
-        f"GET /x?probe=16&api_key={k.fake} HTTP/9.9\r\nHost: h\r\n\r\n",
-        f"GET /x?probe=17&api_key={k.fake}\x00 HTTP/1.1\r\nHost: h\r\n\r\n",
+        f"GET /api/v1/laws/CA?_=probe13&api_key={k.fake} HTTP/1.1 extra\r\nHost: h\r\n\r\n",
+        f"GET /api/v1/laws/CA?_=probe14&api%5Fkey={k.fake}\r\nHost: h\r\n\r\n",
+        f"G\x01T /x?_=probe15&%61pi_key={k.fake} HTTP/1.1\r\nHost: h\r\n\r\n",
+        f"GET /x?_=probe16&api_key={k.fake} HTTP/9.9\r\nHost: h\r\n\r\n",
+        f"GET /x?_=probe17&api_key={k.fake}\x00 HTTP/1.1\r\nHost: h\r\n\r\n",
         # Over-long request line (gunicorn: 4094 bytes at most) and bad header lines.
-        f"GET /api/v1/laws/CA?probe=18&api_key={k.fake}&pad={'x' * 5000} HTTP/1.1\r\n"
+        f"GET /api/v1/laws/CA?_=probe18&api_key={k.fake}&_={'x' * 5000} HTTP/1.1\r\n"
         "Host: h\r\nConnection: close\r\n\r\n",
-        f"GET /api/v1/laws/CA?probe=19 HTTP/1.1\r\nHost: h\r\nX-API-Key {k.fake}\r\n\r\n",
-        f"GET /api/v1/laws/CA?probe=20 HTTP/1.1\r\nHost: h\r\nX-API-Key\x01: {k.fake}\r\n\r\n",
-        f"GET /api/v1/laws/CA?probe=21 HTTP/1.1\r\nHost: h\r\nX-API-Key: a\r\n {k.fake}\r\n\r\n",
+        f"GET /api/v1/laws/CA?_=probe19 HTTP/1.1\r\nHost: h\r\nX-API-Key {k.fake}\r\n\r\n",
+        f"GET /api/v1/laws/CA?_=probe20 HTTP/1.1\r\nHost: h\r\nX-API-Key\x01: {k.fake}\r\n\r\n",
+        f"GET /api/v1/laws/CA?_=probe21 HTTP/1.1\r\nHost: h\r\nX-API-Key: a\r\n {k.fake}\r\n\r\n",
     ]
     return [line.encode("latin-1") for line in lines]
 
@@ -154,7 +155,7 @@ def _none(sent: Keys) -> dict[str, int]:
 
 def test_flask_serve_logs_every_request(flask_serve_logs: Logged) -> None:
     assert flask_serve_logs.statuses[: len(SERVED)] == SERVED
-    missing = [n for n in range(22) if not re.search(rf"probe={n}[& ]", flask_serve_logs.text)]
+    missing = [n for n in range(22) if not re.search(rf"_=probe{n}[& ]", flask_serve_logs.text)]
     assert missing == []  # the malformed lines too, in Werkzeug's access line
 
 
@@ -166,14 +167,14 @@ def test_gunicorn_logs_every_request(gunicorn_logs: Logged) -> None:
     assert gunicorn_logs.statuses[: len(SERVED)] == SERVED
     lines = gunicorn_logs.text.splitlines()
     access = [
-        sum(1 for line in lines if re.search(rf'\?probe={n}[& ]\S*.*HTTP/1\.1" {status} ', line))
+        sum(1 for line in lines if re.search(rf'\?_=probe{n}[& ]\S*.*HTTP/1\.1" {status} ', line))
         for n, status in enumerate(SERVED)
     ]
     assert access == [1] * len(SERVED)  # one access line each, with its status
     # Malformed requests get no access line but one warning each; two of them quote the query.
     warned = [line for line in lines if "Invalid request from ip=127.0.0.1" in line]
     assert len(warned) == len(MALFORMED)
-    assert [n for n in MALFORMED if any(f"probe={n}&" in line for line in warned)] == [14, 17]
+    assert [n for n in MALFORMED if any(f"_=probe{n}&" in line for line in warned)] == [14, 17]
 
 
 def test_gunicorn_logs_no_key(gunicorn_logs: Logged, sent_keys: Keys) -> None:
