@@ -3,6 +3,8 @@
 from flask import Flask
 
 from .accel.replay import ReplayLane
+from .accel.stack_chunk import APPLIES as FRESH_CHUNK_APPLIES
+from .accel.stack_chunk import FreshStackChunk
 from .accel.sync_cache import cache_sync_callables
 from .db import REQUEST_ENGINE_EXTENSION
 from .errors import init_error_handlers
@@ -30,7 +32,10 @@ def init_web(app: Flask) -> WebState:
     init_front_page(app)
     if state.speed_tricks:
         _put_replay_lane_in_front(app, state)
-    trust_proxies(app)  # outermost: the replay lane sees the resolved client address too
+    trust_proxies(app)  # the replay lane sees the resolved client address too
+    if state.speed_tricks and FRESH_CHUNK_APPLIES:
+        # Outermost: every request starts at the same place, a fresh stack chunk.
+        app.wsgi_app = FreshStackChunk(app.wsgi_app)  # type: ignore[method-assign]
     return state
 
 

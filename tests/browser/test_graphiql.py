@@ -49,7 +49,9 @@ def test_graphiql_runs_a_nested_query_with_a_pasted_key(app: Flask, server_url: 
     assert text.count('"id": "disp_') == 2
 
 
-def test_swagger_ui_loads_the_document_and_sends_a_request(page, server_url: str) -> None:
+def test_swagger_ui_loads_the_document_and_sends_a_request(
+    page, server_url: str, screenshot
+) -> None:
     response = page.goto(f"{server_url}/api/v1/docs", wait_until="networkidle")
     policy = _policy_of(response)
     assert policy["script-src"].startswith("'self' 'sha256-")
@@ -57,6 +59,7 @@ def test_swagger_ui_loads_the_document_and_sends_a_request(page, server_url: str
     operations = page.locator(".opblock-summary-path")
     operations.first.wait_for(timeout=15_000)
     assert operations.count() == 12
+    screenshot("swagger-ui")
     page.locator(".opblock-summary-path", has_text="/api/v1/laws/{state}").click()
     page.get_by_role("button", name="Try it out").click()
     page.locator("input[placeholder='state']").fill("CA")

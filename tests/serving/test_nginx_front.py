@@ -234,7 +234,7 @@ def test_a_keyless_slow_post_is_refused_at_once_by_gunicorn(stack: Stack, api_ke
 
 def test_no_key_reaches_nginx_logs(stack: Stack, api_keys: dict) -> None:
     key = api_keys["pro"]
-    target = f"/api/v1/laws/CA?api%5Fkey={key}&probe=nginx"
+    target = f"/api/v1/laws/CA?api%5Fkey={key}&_=nginx"
     head = f"GET {target} HTTP/1.1\r\nHost: h\r\nReferer: http://x/?api_key={key}\r\n"
     assert answer(stack.front.port, head + "Connection: close\r\n\r\n")[0] == 200
     too_large = (

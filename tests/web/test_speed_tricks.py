@@ -3,6 +3,8 @@
 from flask import Flask
 
 from web.accel.replay import ReplayLane
+from web.accel.stack_chunk import _CHUNK_BYTES, FreshStackChunk, _make_trampoline
+from web.accel.stack_chunk import APPLIES as FRESH_CHUNK_APPLIES
 from web.limits import LIMITER_EXTENSION, QUOTA_EXTENSION
 from web.pipeline import HOOK_LISTS
 
@@ -35,7 +37,11 @@ def test_with_speed_tricks_off_flask_and_its_extensions_run_as_shipped(make_app)
 
 def test_with_speed_tricks_on_each_web_trick_is_installed(make_app) -> None:
     app: Flask = make_app(SPEED_TRICKS=True)
-    assert isinstance(app.wsgi_app, ReplayLane)
+    lane = app.wsgi_app
+    if FRESH_CHUNK_APPLIES:  # outermost: every request starts in a fresh stack chunk
+        assert isinstance(lane, FreshStackChunk)
+        lane = lane.app
+    assert isinstance(lane, ReplayLane)
     assert "ensure_sync" in vars(app)
     assert sorted(_from_accel(app)) == sorted(
         [
@@ -54,3 +60,16 @@ def test_speed_tricks_follow_the_environment(make_app, monkeypatch) -> None:
     assert make_app().config["SPEED_TRICKS"] is False
     monkeypatch.setenv("SPEED_TRICKS", "on")
     assert make_app().config["SPEED_TRICKS"] is True
+
+
+def test_the_trampolines_frame_is_larger_than_a_stack_chunk() -> None:
+    enter = _make_trampoline()
+    assert enter.__code__.co_nlocals * 8 > _CHUNK_BYTES
+    calls = []
+    body = enter(lambda environ, start: calls.append(environ) or [b"ok"], {"k": 1}, None)
+    assert (list(body), calls) == ([b"ok"], [{"k": 1}])
+
+
+def test_with_speed_tricks_off_requests_enter_flask_directly(make_app) -> None:
+    app: Flask = make_app(SPEED_TRICKS=False)
+    assert not isinstance(app.wsgi_app, FreshStackChunk)
