@@ -30,12 +30,13 @@ def init_web(app: Flask) -> WebState:
     init_health(app, engine=app.extensions[REQUEST_ENGINE_EXTENSION], limiter=state.limiter)
     init_reference(app)
     init_front_page(app)
+    if state.speed_tricks and FRESH_CHUNK_APPLIES:
+        # Every request Flask serves starts at the same place, a fresh stack chunk (replayed
+        # reads, answered in front of it with a shallow stack, do not pay for the trampoline).
+        app.wsgi_app = FreshStackChunk(app.wsgi_app)  # type: ignore[method-assign]
     if state.speed_tricks:
         _put_replay_lane_in_front(app, state)
-    trust_proxies(app)  # the replay lane sees the resolved client address too
-    if state.speed_tricks and FRESH_CHUNK_APPLIES:
-        # Outermost: every request starts at the same place, a fresh stack chunk.
-        app.wsgi_app = FreshStackChunk(app.wsgi_app)  # type: ignore[method-assign]
+    trust_proxies(app)  # outermost: the replay lane sees the resolved client address too
     return state
 
 
