@@ -1,6 +1,5 @@
 """Deal queries: active deals only, filtered by their dispensary's place and by category."""
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import date
@@ -15,6 +14,7 @@ from models.db import AnySelect, Reader
 
 from .errors import NotFound
 from .filters import DealFilters
+from .ids import DEAL_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
 
 
@@ -42,7 +42,6 @@ LISTED = (
     Deal.dispensary_id,
     Dispensary.public_id.label("dispensary_public_id"),
 )
-_PUBLIC_ID = re.compile(r"^deal_[0-9]{1,18}$")
 # The filters, by name (each compared with the bind parameter of its name).
 _COMPARED = {"state": Dispensary.state, "city": Dispensary.city_key, "category": Deal.category}
 
@@ -80,7 +79,7 @@ def get_deal(db: Reader, public_id: str, *, today: date) -> DealRow:
     expired deal is not found, as it is in every list)."""
     params = {"public_id": public_id, "today": today}
     found: Sequence[tuple[Any, ...]] = (
-        rows(db, _by_public_id(), params) if _PUBLIC_ID.fullmatch(public_id) else []
+        rows(db, _by_public_id(), params) if DEAL_ID.fullmatch(public_id) else []
     )
     if not found:
         raise NotFound(f"no active deal with id {public_id!r}")

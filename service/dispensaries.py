@@ -1,6 +1,5 @@
 """Dispensary queries: filtered and proximity list pages, detail with menu and reviews."""
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -16,10 +15,8 @@ from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
 from .errors import NotFound
 from .filters import DispensaryFilters
 from .geo import Point, bounding_box, miles_sql, origin_terms
+from .ids import DISPENSARY_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
-
-_PUBLIC_ID = re.compile(r"^disp_[0-9]{1,18}$")
-
 
 # What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
 # and the keys that batching follows (id, state).
@@ -176,7 +173,7 @@ def _list_nearby(
 def get_dispensary(session: Session, public_id: str) -> DispensaryDetail:
     """Return the dispensary ``disp_<n>`` with its menu and newest reviews; raise NotFound."""
     dispensary = None
-    if _PUBLIC_ID.fullmatch(public_id):
+    if DISPENSARY_ID.fullmatch(public_id):
         dispensary = session.scalar(select(Dispensary).where(Dispensary.public_id == public_id))
     if dispensary is None:
         raise NotFound(f"no dispensary with id {public_id!r}")
@@ -280,7 +277,7 @@ def dispensaries_by_public_ids(
     session: Session, public_ids: Iterable[str]
 ) -> dict[str, Dispensary]:
     """Return the dispensaries with the given ``disp_<n>`` ids, keyed by that id."""
-    wanted = {public_id for public_id in public_ids if _PUBLIC_ID.fullmatch(public_id)}
+    wanted = {public_id for public_id in public_ids if DISPENSARY_ID.fullmatch(public_id)}
     if not wanted:
         return {}
     chosen = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))

@@ -1,6 +1,5 @@
 """Doctor queries: filtered list pages."""
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -14,9 +13,8 @@ from models.db import AnySelect, Reader
 
 from .errors import NotFound
 from .filters import DoctorFilters
+from .ids import DOCTOR_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows
-
-_PUBLIC_ID = re.compile(r"^doc_[0-9]{1,18}$")
 
 
 @dataclass(frozen=True)
@@ -67,7 +65,7 @@ def get_doctor(db: Reader, public_id: str) -> DoctorRow:
     """Return the doctor ``doc_<n>``; raise NotFound."""
     params = {"public_id": public_id}
     found: Sequence[tuple[Any, ...]] = (
-        rows(db, _by_public_id(), params) if _PUBLIC_ID.fullmatch(public_id) else []
+        rows(db, _by_public_id(), params) if DOCTOR_ID.fullmatch(public_id) else []
     )
     if not found:
         raise NotFound(f"no doctor with id {public_id!r}")

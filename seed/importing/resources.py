@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
+from service import ids
 from service.strains import SLUG_PATTERN
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, STRAIN_TYPES, WEEKDAYS
 
@@ -86,9 +87,8 @@ class Resource:
         return any(f.name == name and f.required for f in self.fields)
 
 
-def _public_id(prefix: str, length: int) -> Parser:
-    pattern = re.compile(rf"^{prefix}_[0-9]{{1,18}}$")
-    return text(length, pattern=pattern, hint=f"must look like {prefix}_1001")
+def _public_id(pattern: re.Pattern[str], example: str, length: int) -> Parser:
+    return text(length, pattern=pattern, hint=f"must look like {example}")
 
 
 def _slug() -> Parser:
@@ -99,7 +99,7 @@ def _slug() -> Parser:
     )
 
 
-DISPENSARY_ID = _public_id("disp", column_length(Dispensary.public_id))
+DISPENSARY_ID = _public_id(ids.DISPENSARY_ID, "disp_1001", column_length(Dispensary.public_id))
 
 
 def _law_check(values: Values) -> list[str]:
@@ -233,7 +233,7 @@ DEALS = Resource(
     name="deals",
     key="id",
     fields=(
-        Field("id", _public_id("deal", column_length(Deal.public_id))),
+        Field("id", _public_id(ids.DEAL_ID, "deal_1001", column_length(Deal.public_id))),
         Field("dispensary", DISPENSARY_ID),
         Field("title", text(column_length(Deal.title))),
         Field("category", choice(DEAL_CATEGORIES)),
@@ -247,7 +247,7 @@ DOCTORS = Resource(
     name="doctors",
     key="id",
     fields=(
-        Field("id", _public_id("doc", column_length(Doctor.public_id))),
+        Field("id", _public_id(ids.DOCTOR_ID, "doc_1001", column_length(Doctor.public_id))),
         Field("name", text(column_length(Doctor.name))),
         *_location_fields(Doctor),
         Field("telehealth", boolean()),
