@@ -5,9 +5,9 @@ cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
 PORT="${PORT:-5000}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
-# The install is remembered by the hash of pyproject.toml: a restart needs no package index.
-STAMP=.venv/.installed-pyproject
-wanted="$(.venv/bin/python -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' pyproject.toml)"
+# A restart with pyproject.toml unchanged installs nothing and needs no package index.
+. scripts/install-stamp.sh
+wanted="$(pyproject_hash)"
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$wanted" ]; then
   .venv/bin/python -m pip install --quiet --disable-pip-version-check -e .
   echo "$wanted" > "$STAMP"

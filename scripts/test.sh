@@ -9,8 +9,8 @@ PYTHON="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
 # serve.sh installs only when pyproject.toml changed; this install covers what it needs.
-.venv/bin/python -c 'import hashlib,sys; print(hashlib.sha256(open(sys.argv[1],"rb").read()).hexdigest())' \
-  pyproject.toml > .venv/.installed-pyproject
+. scripts/install-stamp.sh
+pyproject_hash > "$STAMP"
 .venv/bin/ruff format --check .
 .venv/bin/ruff check .
 .venv/bin/lint-imports
