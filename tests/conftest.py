@@ -4,21 +4,23 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import Engine, create_engine, event, make_url, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
 from app import REQUEST_ENGINE_EXTENSION, create_app, dispose_engines
+from models import Deal
 from models.db import make_engine, make_session_factory
 from seed import generate, load_dataset
 from service import keys
+from web.db import SESSIONS_EXTENSION
 
 TINY_SEED = 7
 
@@ -114,6 +116,29 @@ def app(tiny_db_url: str) -> Iterator[Flask]:
     app = create_app({"TESTING": True, "DATABASE_URL": tiny_db_url})
     yield app
     dispose_engines(app)
+
+
+@pytest.fixture
+def expired_deal(app: Flask) -> Callable[[], AbstractContextManager[str]]:
+    """``with expired_deal() as public_id:`` the first deal has expired yesterday, committed on
+    the app's own sessions (the ``session`` fixture's writes stay in its transaction on
+    PostgreSQL), and is restored after. The shared tiny dataset is seeded today, so no deal has
+    expired otherwise. Use it before the app caches an answer about that deal."""
+
+    @contextmanager
+    def expire() -> Iterator[str]:
+        with app.extensions[SESSIONS_EXTENSION]() as db:
+            deal = db.scalar(select(Deal).order_by(Deal.id).limit(1))
+            was = deal.expires
+            deal.expires = date.today() - timedelta(days=1)
+            db.commit()
+            try:
+                yield deal.public_id
+            finally:
+                deal.expires = was
+                db.commit()
+
+    return expire
 
 
 @pytest.fixture

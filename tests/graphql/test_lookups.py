@@ -1,7 +1,7 @@
 """The root fields that fetch one doctor or one deal by id: like ``dispensary(id)``, an unknown
 id (or an expired deal) is null without an error."""
 
-from datetime import date, timedelta
+from datetime import date
 
 import pytest
 from sqlalchemy import select
@@ -56,20 +56,11 @@ def test_unknown_deal_id_is_null_without_errors(gql, unknown: str) -> None:
     assert "errors" not in body
 
 
-def test_an_expired_deal_is_null_like_an_unknown_one(gql, committed: Session) -> None:
-    # As tests/rest/test_no_dead_ends.py does: the shared tiny dataset is seeded today, so one
-    # deal is made to expire and then restored (committed, so the app sees it on PostgreSQL too;
-    # each query is a new document, so no cached result answers it).
-    deal = committed.scalar(select(Deal).order_by(Deal.id).limit(1))
-    assert gql.data(f'{{ deal(id: "{deal.public_id}") {{ id }} }}') == {
-        "deal": {"id": deal.public_id}
-    }
-    was = deal.expires
-    deal.expires = date.today() - timedelta(days=1)
-    committed.commit()
-    try:
-        body = gql(f'{{ deal(id: "{deal.public_id}") {{ id title }} }}')
+def test_an_expired_deal_is_null_like_an_unknown_one(gql, committed: Session, expired_deal) -> None:
+    # Each query is a new document, so no cached result answers the second one.
+    public_id = committed.scalar(select(Deal.public_id).order_by(Deal.id).limit(1))
+    assert gql.data(f'{{ deal(id: "{public_id}") {{ id }} }}') == {"deal": {"id": public_id}}
+    with expired_deal() as expired:
+        assert expired == public_id
+        body = gql(f'{{ deal(id: "{public_id}") {{ id title }} }}')
         assert body == {"data": {"deal": None}, "extensions": body["extensions"]}
-    finally:
-        deal.expires = was
-        committed.commit()

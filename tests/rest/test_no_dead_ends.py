@@ -2,15 +2,9 @@
 the whole list of laws in one call."""
 
 import json
-from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from flask import Flask
-from sqlalchemy import select
-
-from models import Deal
-from web.db import SESSIONS_EXTENSION
 
 LAWS_JSON = Path(__file__).resolve().parents[2] / "seed" / "data" / "laws.json"
 RECORDS = json.loads(LAWS_JSON.read_text(encoding="utf-8"))
@@ -71,21 +65,10 @@ def test_an_unknown_doctor_or_deal_is_a_404_envelope(api, path: str, message: st
     assert body["error"]["message"] == message
 
 
-def test_an_expired_deal_is_not_found(api, app: Flask) -> None:
-    # The shared tiny dataset is seeded today, so one deal is made to expire, then restored:
-    # committed on the app's own sessions (PostgreSQL's test session would keep it to itself),
-    # before this app has cached anything (the data only changes with a new data version).
-    with app.extensions[SESSIONS_EXTENSION]() as db:
-        deal = db.scalar(select(Deal).order_by(Deal.id).limit(1))
-        was, public_id = deal.expires, deal.public_id
-        deal.expires = date.today() - timedelta(days=1)
-        db.commit()
-        try:
-            body = api.json(f"/api/v1/deals/{public_id}", status=404)
-            assert body["error"]["message"] == f"no active deal with id '{public_id}'"
-        finally:
-            deal.expires = was
-            db.commit()
+def test_an_expired_deal_is_not_found(api, expired_deal) -> None:
+    with expired_deal() as public_id:
+        body = api.json(f"/api/v1/deals/{public_id}", status=404)
+        assert body["error"]["message"] == f"no active deal with id '{public_id}'"
 
 
 @pytest.mark.parametrize("path", ["/api/v1/doctors/{doctor}", "/api/v1/deals/{deal}"])
