@@ -49,6 +49,8 @@ class Dispensary(Timestamped, Base):
     zip: Mapped[str] = mapped_column(String(5), index=True)
     lat: Mapped[float] = mapped_column(Float)
     lng: Mapped[float] = mapped_column(Float)
+    # IANA zone of the address (service.geo.zip_timezone); opening hours are its wall-clock time.
+    timezone: Mapped[str] = mapped_column(String(64))
     # GET /dispensaries?type=
     type: Mapped[str] = mapped_column(String(12), index=True)
     rating: Mapped[float] = mapped_column(Float)

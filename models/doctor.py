@@ -28,6 +28,8 @@ class Doctor(Timestamped, Base):
     zip: Mapped[str] = mapped_column(String(5), index=True)
     lat: Mapped[float] = mapped_column(Float)
     lng: Mapped[float] = mapped_column(Float)
+    # IANA zone of the address (service.geo.zip_timezone); opening hours are its wall-clock time.
+    timezone: Mapped[str] = mapped_column(String(64))
     # GET /doctors?telehealth=
     telehealth: Mapped[bool] = mapped_column(Boolean, index=True)
     rating: Mapped[float] = mapped_column(Float)

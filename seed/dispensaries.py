@@ -35,15 +35,24 @@ class DispensaryTables(NamedTuple):
     reviews: list[Row]
 
 
+# A late Friday and Saturday after a weekday close of 22:00 or 23:00 runs past midnight, to
+# 01:00 or 02:00 (about one shop in six).
+_PAST_MIDNIGHT = {22: 1, 23: 2}
+
+
 def _span(open_h: int, open_m: int, close_h: int) -> str:
-    return f"{open_h}:{open_m:02d}-{close_h:02d}:00"
+    return f"{open_h}:{open_m:02d}-{close_h % 24:02d}:00"
 
 
 def opening_hours(rng: random.Random, *, medical_only: bool) -> dict[str, str]:
-    """Weekly hours keyed mon..sun as "9:00-21:00"; closed days are left out."""
+    """Weekly hours keyed mon..sun as "9:00-21:00"; closed days are left out. A close before
+    the open (Friday "10:00-02:00") runs past midnight."""
     open_h, open_m = rng.choice((8, 9, 9, 10, 10, 11)), rng.choice((0, 0, 0, 30))
     close_h = rng.choice((18, 19, 20, 20, 21, 21, 22, 22, 23))
-    late_close = min(close_h + 1, 23) if rng.random() < 0.5 else close_h
+    # Derived from the draws alone: adding a draw would change every row generated after it.
+    late_close = close_h
+    if rng.random() < 0.5:
+        late_close = 24 + _PAST_MIDNIGHT[close_h] if close_h in _PAST_MIDNIGHT else close_h + 1
     hours = {day: _span(open_h, open_m, close_h) for day in WEEKDAYS[:4]}
     hours["fri"] = hours["sat"] = _span(open_h, open_m, late_close)
     # Medical shops keep pharmacy-like hours and more often close on Sunday.

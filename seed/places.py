@@ -6,6 +6,8 @@ import random
 from collections import Counter
 from functools import cache
 
+from service.geo import zip_timezone
+
 from .geography import Place, zip_pool
 
 
@@ -28,7 +30,8 @@ def pick_place(rng: random.Random, code: str) -> Place:
 
 
 def location_columns(place: Place) -> dict[str, str | float]:
-    """The columns a listing (dispensary or doctor) takes from its real ZIP code."""
+    """The columns a listing (dispensary or doctor) takes from its real ZIP code, its time
+    zone included."""
     return {
         "city": place.city,
         "city_key": place.city.lower(),
@@ -36,4 +39,5 @@ def location_columns(place: Place) -> dict[str, str | float]:
         "zip": place.zip,
         "lat": place.lat,
         "lng": place.lng,
+        "timezone": zip_timezone(place.zip, place.state),
     }

@@ -1,7 +1,9 @@
-"""Jurisdiction codes, ZIP code resolution and great-circle distance."""
+"""Jurisdiction codes, ZIP code resolution, time zones by ZIP and great-circle distance."""
 
 import math
 import re
+import zoneinfo
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -138,3 +140,48 @@ def bounding_box(center: Point, radius_miles: float) -> tuple[float, float, floa
         # The circle crosses the antimeridian (western Alaska): do not prefilter longitude.
         return (min_lat, max_lat, -180.0, 180.0)
     return (min_lat, max_lat, center.lng - dlng, center.lng + dlng)
+
+
+@cache
+def _known_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def valid_timezone(name: object) -> bool:
+    """True when ``name`` is an IANA time zone zoneinfo knows, spelled exactly (America/Denver)."""
+    return isinstance(name, str) and name in _known_zones()
+
+
+@cache
+def _zip_zones() -> tuple[dict[str, str], dict[str, str]]:
+    """(ZIP -> its zone, jurisdiction -> the zone most of its ZIP codes have); a record whose
+    zone zoneinfo does not know (blank, or a town's name) is left out of both."""
+    by_zip: dict[str, str] = {}
+    per_state: dict[str, Counter[str]] = {}
+    for record in zipcodes.list_all():
+        zone = record["timezone"]
+        if valid_timezone(zone):
+            by_zip[record["zip_code"]] = zone
+            per_state.setdefault(record["state"], Counter())[zone] += 1
+    # Ties go to the name first in sort order, so the choice never depends on file order.
+    common = {
+        state: min(counts, key=lambda zone: (-counts[zone], zone))
+        for state, counts in per_state.items()
+    }
+    return by_zip, common
+
+
+def zip_timezone(zip_code: str, state: str | None = None) -> str:
+    """The IANA zone of a ZIP code, else the most common one of ``state`` (or of the ZIP's own
+    state); raise ValueError when neither is known."""
+    by_zip, common = _zip_zones()
+    zone = by_zip.get(zip_code)
+    if zone is not None:
+        return zone
+    if state is None:
+        records = zipcodes.matching(zip_code) if _ZIP_PATTERN.fullmatch(zip_code) else []
+        state = records[0]["state"] if records else None
+    zone = common.get(state.upper()) if state is not None else None
+    if zone is None:
+        raise ValueError(f"no time zone is known for ZIP code {zip_code!r} (state {state})")
+    return zone

@@ -1,10 +1,10 @@
 """Turning the accepted records of an import into the row dicts the demo seed builds.
 
 Rows get ids 1..n in file order; public ids are the ones the files give. Columns the seed
-derives are derived the same way: ``city_key`` through ``seed.places.location_columns``, the
-``sort_key`` columns by their model default, a menu item's ``position`` from its order within
-its dispensary's items, and a dispensary's ``rating``/``reviewCount`` (when the file leaves them
-out) from its reviews in the reviews file.
+derives are derived the same way: ``city_key`` and (when the file leaves it out) ``timezone``
+through ``seed.places.location_columns``, the ``sort_key`` columns by their model default, a
+menu item's ``position`` from its order within its dispensary's items, and a dispensary's
+``rating``/``reviewCount`` (when the file leaves them out) from its reviews in the reviews file.
 """
 
 from collections import defaultdict
@@ -78,7 +78,10 @@ def _strain_rows(records: list[Values]) -> tuple[list[Row], dict[str, list[Row]]
 
 def _location(values: Values) -> dict[str, str | float]:
     place = Place(values["zip"], values["city"], values["state"], values["lat"], values["lng"], ())
-    return location_columns(place)
+    columns = location_columns(place)
+    if values["timezone"] is not None:
+        columns["timezone"] = values["timezone"]
+    return columns
 
 
 def _review_summary(reviews: Iterable[Values]) -> dict[str, list[int]]:

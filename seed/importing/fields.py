@@ -16,7 +16,8 @@ from sqlalchemy.orm import QueryableAttribute
 
 from service.errors import InvalidParameter
 from service.filters import StrainFilters, is_encodable
-from service.geo import is_jurisdiction
+from service.geo import is_jurisdiction, valid_timezone
+from service.hours import parse_span
 from service.vocab import WEEKDAYS
 
 Parser = Callable[[Any, bool], Any]
@@ -27,8 +28,6 @@ _CSV_NUMBER = re.compile(r"^-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)$")
 _CSV_INTEGER = re.compile(r"^-?[0-9]+$")
 _CSV_TRUE, _CSV_FALSE = ("true", "1"), ("false", "0")
 _DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-# Opening hours: H:MM-HH:MM in 24-hour time, such as "9:00-21:00" or "10:30-24:00".
-_SPAN = re.compile(r"^(1?[0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-4]):([0-5][0-9])$")
 _MULTILINE_CONTROLS = "\n\r\t"
 
 
@@ -211,9 +210,10 @@ def _items(raw: Any, from_csv: bool) -> list[str]:
 def _is_filter_word(word: str) -> bool:
     """True when the API's effect/flavor filter accepts ``word`` exactly as it is stored."""
     try:
-        return StrainFilters.create(effect=word).effect == word
+        taken = StrainFilters.create(effect=word).effect
     except InvalidParameter:
         return False
+    return taken == (word,)
 
 
 def word_list() -> Parser:
@@ -244,21 +244,32 @@ def text_list(limit: int) -> Parser:
     return parse
 
 
-def _minutes(hours: str, minutes: str) -> int:
-    return int(hours) * 60 + int(minutes)
-
-
 def _check_span(day: str, span: Any) -> None:
-    match = _SPAN.fullmatch(span) if isinstance(span, str) else None
-    if match is None:
-        raise FieldError(f"{day} must look like 9:00-21:00 (H:MM-HH:MM, 24-hour time)")
-    opens, closes = _minutes(*match.group(1, 2)), _minutes(*match.group(3, 4))
-    if closes > 24 * 60 or closes <= opens:
-        raise FieldError(f"{day} must close after it opens, by 24:00 at the latest")
+    # The parser the open/closed answers use (service.hours), so what it reads is what we store.
+    try:
+        parse_span(span)
+    except ValueError as error:
+        raise FieldError(f"{day} {error}") from None
+
+
+def time_zone() -> Parser:
+    """An IANA time zone name zoneinfo knows, spelled exactly, such as America/Los_Angeles."""
+
+    def parse(raw: Any, _from_csv: bool) -> str:
+        value = _string(raw).strip()
+        if not valid_timezone(value):
+            raise FieldError(
+                "must be an IANA time zone name such as America/Los_Angeles or Pacific/Guam "
+                "(leave it out to take the ZIP code's)"
+            )
+        return value
+
+    return parse
 
 
 def weekly_hours() -> Parser:
-    """Opening hours ``{"mon": "9:00-21:00", ...}``; closed days are left out."""
+    """Opening hours ``{"mon": "9:00-21:00", ...}``; closed days are left out; a close before
+    the open (``"18:00-02:00"``) runs past midnight."""
 
     def parse(raw: Any, _from_csv: bool) -> dict[str, str]:
         if not isinstance(raw, Mapping):

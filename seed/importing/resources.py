@@ -27,6 +27,7 @@ from .fields import (
     state_code,
     text,
     text_list,
+    time_zone,
     weekly_hours,
     word_list,
 )
@@ -125,6 +126,8 @@ def _location_fields(model: type[Dispensary] | type[Doctor]) -> tuple[Field, ...
         Field("zip", text(pattern=re.compile(r"^[0-9]{5}$"), hint="must be five digits")),
         Field("lat", number(-90.0, 90.0)),
         Field("lng", number(-180.0, 180.0)),
+        # Absent: the ZIP code's zone (service.geo.zip_timezone).
+        Field("timezone", time_zone(), required=False),
     )
 
 

@@ -239,6 +239,37 @@ def test_every_resource_reads_the_same_from_jsonl_and_csv(tmp_path: Path) -> Non
     assert build_dataset(again, today=today) == build_dataset(report, today=today)
 
 
+def test_hours_past_midnight_are_accepted_as_written(examples: Path) -> None:
+    _edit(examples, "dispensaries.csv", "9:00-22:00", "18:00-02:00")  # disp_1001's Monday
+    dataset = build_dataset(_check(examples), today=date(2026, 3, 1))
+    hours = {row["public_id"]: row["hours"] for row in dataset.dispensaries}
+    assert hours["disp_1001"]["mon"] == "18:00-02:00"
+    assert (hours["disp_1003"]["fri"], hours["disp_1003"]["sat"]) == ("8:00-02:00", "8:00-02:00")
+
+
+def test_a_time_zone_left_out_comes_from_the_zip_code_and_a_given_one_is_kept(
+    examples: Path,
+) -> None:
+    _edit(examples, "doctors.jsonl", '"lng": -81.3727,', '"lng": -81.3727, "timezone": "UTC",')
+    dataset = build_dataset(_check(examples), today=date(2026, 3, 1))
+    shops = {row["public_id"]: row["timezone"] for row in dataset.dispensaries}
+    doctors = {row["public_id"]: row["timezone"] for row in dataset.doctors}
+    assert shops == {
+        "disp_1001": "America/Denver",
+        "disp_1002": "America/Denver",
+        "disp_1003": "America/Los_Angeles",  # given in the file
+        "disp_1004": "America/Los_Angeles",
+        "disp_1005": "America/New_York",
+        "disp_1006": "America/New_York",
+    }
+    assert doctors == {
+        "doc_1001": "America/Denver",
+        "doc_1002": "UTC",  # given: kept even where the ZIP code says otherwise
+        "doc_1003": "America/Los_Angeles",
+        "doc_1004": "America/Los_Angeles",
+    }
+
+
 def test_a_missing_laws_file_falls_back_to_the_bundled_laws(examples: Path) -> None:
     (examples / "laws.jsonl").unlink()
     report = _check(examples)
@@ -368,12 +399,28 @@ BAD_RECORDS: list[tuple[str, list[tuple[str, str | None, str]], str]] = [
     (
         "bad hours",
         [("dispensaries.csv", "9:00-22:00", "9am-10pm")],
-        "dispensaries.csv:2: hours mon must look like 9:00-21:00 (H:MM-HH:MM, 24-hour time)",
+        "dispensaries.csv:2: hours mon must look like 9:00-21:00 (H:MM-HH:MM, 24-hour time; "
+        "a close before the open runs past midnight)",
     ),
     (
-        "hours closing before opening",
-        [("dispensaries.csv", "9:00-22:00", "22:00-09:00")],
-        "dispensaries.csv:2: hours mon must close after it opens, by 24:00 at the latest",
+        "hours opening and closing at once",
+        [("dispensaries.csv", "9:00-22:00", "22:00-22:00")],
+        "dispensaries.csv:2: hours mon must not open and close at the same time",
+    ),
+    (
+        "hours closing after 24:00",
+        [("dispensaries.csv", "9:00-22:00", "9:00-24:30")],
+        "dispensaries.csv:2: hours mon must close by 24:00 at the latest",
+    ),
+    (
+        "unknown time zone",
+        [("dispensaries.csv", "-104.9998,,both", "-104.9998,Mountain Time,both")],
+        "dispensaries.csv:2: timezone must be an IANA time zone name such as America/Los_Angeles",
+    ),
+    (
+        "time zone spelled in another case",
+        [("doctors.jsonl", '"America/Los_Angeles"', '"america/los_angeles"')],
+        "doctors.jsonl:3: timezone must be an IANA time zone name such as America/Los_Angeles",
     ),
     (
         "bad date",

@@ -226,17 +226,25 @@ def test_listing_counts_follow_population(session: Session, laws: dict[str, dict
 
 def test_hours_are_24_hour_spans_on_known_days(session: Session) -> None:
     days = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-    closed_sundays = 0
+    closed_sundays = late_weekends = shops = 0
     for hours in session.scalars(select(Dispensary.hours)):
+        shops += 1
         assert set(hours) <= set(days)
         assert len(hours) >= 5
         closed_sundays += "sun" not in hours
-        for span in hours.values():
+        for day, span in hours.items():
             open_h, open_m, close_h, close_m = map(int, HOURS.match(span).groups())
             assert close_h < 24
             assert max(open_m, close_m) < 60
-            assert (close_h, close_m) > (open_h, open_m)
+            if (close_h, close_m) < (open_h, open_m):  # past midnight: late Fridays and Saturdays
+                assert day in ("fri", "sat"), span
+                assert (close_h, close_m) in ((1, 0), (2, 0)), span
+                assert hours["fri"] == hours["sat"]
+                late_weekends += day == "fri"
+            else:
+                assert (close_h, close_m) > (open_h, open_m)
     assert 300 < closed_sundays < 3000
+    assert 0.1 < late_weekends / shops < 0.25
 
 
 def test_phones_use_a_real_area_code_and_the_fictional_range(

@@ -302,3 +302,42 @@ def test_the_single_character_revision_on_sqlite(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_the_single_character_revision_on_postgresql(postgres_scratch_url: str) -> None:
     _assert_single_characters_come_and_go_with_their_revision(postgres_scratch_url)
+
+
+def _assert_time_zones_are_filled_for_listings_loaded_before(url: str) -> None:
+    """Dispensaries and doctors loaded before the time-zone revision get their ZIP code's zone,
+    the one a load gives them; the downgrade drops the column."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    zones = {
+        table: text(f"SELECT public_id, timezone FROM {table} ORDER BY id")
+        for table in ("dispensaries", "doctors")
+    }
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        with engine.connect() as conn:
+            loaded = {table: conn.execute(query).all() for table, query in zones.items()}
+        command.downgrade(_alembic(url), "b8e4d2a6f1c3")
+        with engine.connect() as conn:
+            for table in zones:
+                assert "timezone" not in {c["name"] for c in inspect(conn).get_columns(table)}
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            filled = {table: conn.execute(query).all() for table, query in zones.items()}
+            nullable = {c["name"]: c["nullable"] for c in inspect(conn).get_columns("doctors")}
+        assert filled == loaded
+        assert nullable["timezone"] is False
+        assert ("disp_1001", "America/Anchorage") in loaded["dispensaries"]  # Alaska sorts first
+        assert len({zone for _, zone in loaded["dispensaries"]}) > 5
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_time_zone_revision_fills_sqlite_listings(tmp_path: Path) -> None:
+    _assert_time_zones_are_filled_for_listings_loaded_before(f"sqlite:///{tmp_path / 'zones.db'}")
+
+
+@pytest.mark.postgres
+def test_the_time_zone_revision_fills_postgresql_listings(postgres_scratch_url: str) -> None:
+    _assert_time_zones_are_filled_for_listings_loaded_before(postgres_scratch_url)
