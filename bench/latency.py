@@ -4,7 +4,8 @@ Usage: .venv/bin/python bench/latency.py [--repeat 200] [--database-url URL]
 Without --database-url (or DATABASE_URL) it builds the full demo dataset into a temporary SQLite
 file first. The page cache is off, so every figure is the cost of a cache miss. Search runs one
 case per query shape (trigram index, one or two characters, typo fallback); the summary gives
-the worst p99 of search, of one-character search and of proximity. Numbers are wall-clock on a
+the worst p99 of search, of one-character search, of proximity and of the "near me, open now"
+cases (lat/lng, bbox, open_now near a point, where to buy). Numbers are wall-clock on a
 shared machine: compare them with each other, not across machines.
 """
 
@@ -50,11 +51,31 @@ CASES = [
     ("search 1 char, state", "/api/v1/search?q=s&state=CA&limit=20"),
     ("search 1 char, deals CA", "/api/v1/search?q=a&type=deals&state=CA&limit=20"),
     ("search 1 char, symbol", "/api/v1/search?q=%23&limit=20"),
+    # Near me, open now: a point in Denver, a box over the Bay Area, a strain's stockists.
+    ("near lat/lng 25mi", "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&radius=25&limit=20"),
+    ("near lat/lng 500mi", "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&radius=500&limit=20"),
+    ("near lat/lng by rating", "/api/v1/dispensaries?lat=34.05&lng=-118.24&sort=-rating&limit=20"),
+    ("bbox Bay Area", "/api/v1/dispensaries?bbox=-122.75,37.2,-121.75,38.2&limit=20"),
+    ("bbox continental US", "/api/v1/dispensaries?bbox=-125,24,-66,50&limit=20"),
+    ("open now near lat/lng", "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&open_now=true"),
+    (
+        "open now near, 500mi",
+        "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&radius=500&open_now=true",
+    ),
+    ("doctors near lat/lng", "/api/v1/doctors?lat=40.7128&lng=-74.006&radius=50&limit=20"),
+    ("deals near, open now", "/api/v1/deals?lat=47.6062&lng=-122.3321&open_now=true&limit=20"),
+    ("where to buy", "/api/v1/strains/blue-dream/dispensaries?limit=20"),
+    ("where to buy near", "/api/v1/strains/blue-dream/dispensaries?lat=39.7392&lng=-104.9903"),
+    (
+        "where to buy near, open",
+        "/api/v1/strains/blue-dream/dispensaries?lat=39.7392&lng=-104.9903&open_now=true",
+    ),
 ]
 # Summary lines: the worst p99 over these cases.
 SEARCHES = [name for name, _ in CASES if name.startswith("search")]
 ONE_CHARACTER = [name for name, _ in CASES if name.startswith("search 1 char")]
 PROXIMITY = [name for name, _ in CASES if "ZIP" in name]
+NEAR_ME = [name for name, _ in CASES if name.startswith(("near", "bbox", "open", "where"))]
 NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
   deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
   law { recreational possessionLimitOz } } } }"""
@@ -103,6 +124,7 @@ def main() -> None:
         ("search p99 (every shape)", SEARCHES),
         ("search p99 (1 character)", ONE_CHARACTER),
         ("proximity p99", PROXIMITY),
+        ("near me, open now p99", NEAR_ME),
     )
     for label, names in summaries:
         worst = max(names, key=p99s.__getitem__)

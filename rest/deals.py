@@ -7,7 +7,7 @@ from service.filters import DealFilters
 from service.paging import PageRequest
 from web.db import request_connection
 from web.routes import route_policy
-from web.today import request_today
+from web.today import request_now, request_today
 
 from .args import DealArgs
 from .blueprint import bp
@@ -17,16 +17,25 @@ from .schemas import DealSchema, detail_envelope, page_envelope
 
 
 @bp.get("/deals")
-@route_policy(keyed=True, metered=True, conditional=True)
+@route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
 @bp.arguments(DealArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500, 503)
 @not_modified(bp)
 @operation_id(bp, "listDeals")
 def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
-    """Active deals (expiring today or later), soonest expiry first."""
+    """Active deals (expiring today or later) by place and category, near a point, at
+    dispensaries open now or at an instant; soonest expiry first, or nearest first.
+
+    Rules across parameters (a 400 names the parameter): at most one of zip and lat/lng; lat
+    and lng go together; radius needs zip or lat/lng; sort=distance needs zip or lat/lng; not
+    both open_now and open_at.
+    """
     filters, page = args
-    return ok_page(deals.list_deals(request_connection(), filters, page, today=request_today()))
+    found = deals.list_deals(
+        request_connection(), filters, page, today=request_today(), now=request_now
+    )
+    return ok_page(found)
 
 
 @bp.get("/deals/<string:deal_id>")

@@ -7,6 +7,7 @@ from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from web.db import request_connection, request_session
 from web.routes import route_policy
+from web.today import request_now
 
 from .args import DispensaryArgs
 from .blueprint import bp
@@ -16,23 +17,28 @@ from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelop
 
 
 @bp.get("/dispensaries")
-@route_policy(keyed=True, metered=True, conditional=True)
+@route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
 @bp.arguments(DispensaryArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 405, 429, 500, 503)
 @not_modified(bp)
 @operation_id(bp, "listDispensaries")
 def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, Any]:
-    """Search dispensaries by place, type and delivery; nearest first around a ZIP code.
+    """Find dispensaries by place, type and delivery, near a point or in a map box, open now
+    or at an instant; by name, distance or rating.
 
-    Rule across parameters (a 400 names the parameter): radius needs zip.
+    Rules across parameters (a 400 names the parameter): at most one of zip, lat/lng and bbox;
+    lat and lng go together; radius needs zip or lat/lng; sort=distance needs zip or lat/lng;
+    not both open_now and open_at.
     """
     filters, page = args
-    return ok_page(dispensaries.list_dispensaries(request_connection(), filters, page))
+    return ok_page(
+        dispensaries.list_dispensaries(request_connection(), filters, page, now=request_now)
+    )
 
 
 @bp.get("/dispensaries/<string:dispensary_id>")
-@route_policy(keyed=True, metered=True, conditional=True)
+@route_policy(keyed=True, metered=True, conditional=True, clocked=True)
 @bp.response(
     200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS
 )
@@ -40,5 +46,5 @@ def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, 
 @not_modified(bp)
 @operation_id(bp, "getDispensary")
 def get_dispensary(dispensary_id: str) -> dict[str, Any]:
-    """One dispensary with contact details, menu and newest reviews."""
-    return ok(dispensaries.get_dispensary(request_session(), dispensary_id))
+    """One dispensary with contact details, menu, newest reviews, and whether it is open now."""
+    return ok(dispensaries.get_dispensary(request_session(), dispensary_id, now=request_now))

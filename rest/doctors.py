@@ -23,7 +23,12 @@ from .schemas import DoctorSchema, detail_envelope, page_envelope
 @not_modified(bp)
 @operation_id(bp, "listDoctors")
 def list_doctors(args: tuple[DoctorFilters, PageRequest]) -> dict[str, Any]:
-    """Medical marijuana doctors by state, city and telehealth; by name."""
+    """Medical marijuana doctors by state, city and telehealth, near a point or in a map box;
+    by name, distance or rating.
+
+    Rules across parameters (a 400 names the parameter): at most one of zip, lat/lng and bbox;
+    lat and lng go together; radius needs zip or lat/lng; sort=distance needs zip or lat/lng.
+    """
     filters, page = args
     return ok_page(doctors.list_doctors(request_connection(), filters, page))
 

@@ -153,6 +153,26 @@ def decimal_pattern(maximum: int, *, exclusive_minimum: bool = False) -> str:
 BOOLEAN_PATTERN = "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[01])$"
 
 
+def coordinate_pattern(limit: int) -> str:
+    """The coordinates service.places.coordinate takes: a sign, at most three digits (value at
+    most ``limit``, 90 or 180) and twelve decimals, no exponent."""
+    fraction = "(?:\\.[0-9]{0,12})?"
+    zero_fraction = "(?:\\.0{0,12})?"
+    if limit == 90:
+        below = "0{0,2}[0-9]|0?[1-8][0-9]"
+        top = "0?90"
+    else:
+        below = "0{0,2}[0-9]|0?[1-9][0-9]|1[0-7][0-9]"
+        top = "180"
+    return f"^[+-]?(?:(?:{below}){fraction}|{top}{zero_fraction}|\\.[0-9]{{1,12}})$"
+
+
+def list_pattern(item: str, most: int) -> str:
+    """One to ``most`` values separated by commas, each matching the anchored ``item``."""
+    inner = item.removeprefix("^").removesuffix("$")
+    return f"^(?:{inner})(?:,(?:{inner})){{0,{most - 1}}}$"
+
+
 # Output fields of the schemas (rest/schemas.py).
 
 

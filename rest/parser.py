@@ -4,6 +4,7 @@ from typing import Any, NoReturn
 
 from flask import Request
 from marshmallow import Schema, ValidationError
+from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 
 from service.errors import InvalidParameter
@@ -14,14 +15,20 @@ class QueryParser(FlaskParser):
 
     def load_querystring(self, req: Request, schema: Schema) -> Any:
         args = req.args
+        joined: dict[str, str] = {}
         for field_name, field in schema.fields.items():
             name = field.data_key or field_name
-            if len(args.getlist(name)) > 1:
-                raise InvalidParameter(f"{name} was given more than once", param=name)
-        # Every parameter the schema knows appears at most once (no schema takes a list), so a
-        # plain dict of first values is the same input. webargs' proxy over the MultiDict would
-        # raise and catch an exception for each absent parameter the schema looks up.
-        return {name: args[name] for name in args}
+            given = args.getlist(name)
+            if len(given) > 1:
+                if not isinstance(field, DelimitedList):
+                    raise InvalidParameter(f"{name} was given more than once", param=name)
+                # A filter taking several values reads them comma-separated or repeated
+                # (type=a&type=b, what generated clients send): both mean the same.
+                joined[name] = ",".join(given)
+        # Every other parameter the schema knows appears at most once, so a plain dict of first
+        # values is the same input. webargs' proxy over the MultiDict would raise and catch an
+        # exception for each absent parameter the schema looks up.
+        return {name: joined.get(name) or args[name] for name in args}
 
     def handle_error(
         self,

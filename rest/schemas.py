@@ -2,7 +2,7 @@
 
 from typing import Any, cast
 
-from marshmallow import EXCLUDE, fields
+from marshmallow import EXCLUDE, fields, missing
 
 from service.bounds import DISPENSARY_REVIEWS
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
@@ -57,10 +57,61 @@ class DispensaryItemSchema(_Output):
     )
 
 
-class DispensaryHitSchema(DispensaryItemSchema):
-    """A list item; ``distance`` (miles, one decimal) appears only on ZIP searches."""
+# Where a dispensary or doctor is (added after the fields each object had before).
+def _lat() -> fields.Float:
+    return fields.Float(required=True, metadata={"description": "Latitude, WGS84 degrees."})
 
-    distance = OptionalFloat(metadata={"description": "Miles from the zip given; zip searches."})
+
+def _lng() -> fields.Float:
+    return fields.Float(required=True, metadata={"description": "Longitude, WGS84 degrees."})
+
+
+def _timezone() -> fields.String:
+    return fields.String(
+        required=True,
+        metadata={"description": "IANA time zone of its hours.", "example": "America/Denver"},
+    )
+
+
+_IS_OPEN = "Open at the instant asked about (now, or open_at), in its own time zone."
+_NEXT_CHANGE = (
+    "When it next opens (if closed) or closes (if open): ISO 8601 with the dispensary's UTC "
+    "offset; null when that never happens (always open, or no hours)."
+)
+_TIMED = ("is_open", "next_change")
+
+
+class DispensaryHitSchema(DispensaryItemSchema):
+    """A list item; ``distance`` (miles, one decimal) appears only around a point,
+    ``is_open`` and ``next_change`` only when the request used open_now or open_at."""
+
+    distance = OptionalFloat(
+        metadata={"description": "Miles from the zip or lat/lng given (one decimal)."}
+    )
+    lat = _lat()
+    lng = _lng()
+    timezone = _timezone()
+    is_open = fields.Boolean(metadata={"description": _IS_OPEN + " With open_now or open_at."})
+    next_change = fields.String(
+        allow_none=True,
+        metadata={"description": _NEXT_CHANGE + " With open_now or open_at."},
+    )
+
+    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
+        # obj is a service DispensaryRow; is_open is None when the request did not ask.
+        if attr in _TIMED:
+            if obj.is_open is None:
+                return missing
+            if attr == "next_change":
+                return obj.next_change.isoformat() if obj.next_change is not None else None
+        return super().get_attribute(obj, attr, default)
+
+
+class StockistSchema(DispensaryHitSchema):
+    """A dispensary whose menu has the strain, with that menu item's price and unit."""
+
+    price = fields.Float(required=True, metadata={"description": "US dollars."})
+    unit = fields.String(required=True, metadata={"example": "1/8 oz"})
 
 
 class MenuItemSchema(_Output):
@@ -90,11 +141,25 @@ class DispensarySchema(DispensaryItemSchema):
         required=True,
         metadata={"description": f"Newest first, ≤ {DISPENSARY_REVIEWS.default}."},
     )
+    lat = _lat()
+    lng = _lng()
+    timezone = _timezone()
+    is_open = fields.Boolean(
+        required=True, metadata={"description": "Open now, in its own time zone."}
+    )
+    next_change = fields.String(
+        required=True, allow_none=True, metadata={"description": _NEXT_CHANGE}
+    )
 
     def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
-        # obj is a service DispensaryDetail: menu and reviews beside the dispensary row.
+        # obj is a service DispensaryDetail: menu, reviews and the open state beside the row.
         if attr in ("menu", "reviews"):
             return getattr(obj, attr)
+        if attr == "is_open":
+            return obj.hours_now.is_open
+        if attr == "next_change":
+            change = obj.hours_now.next_change
+            return change.isoformat() if change is not None else None
         return super().get_attribute(obj.dispensary, attr, default)
 
 
@@ -110,6 +175,9 @@ class DealSchema(_Output):
         required=True,
         metadata={"example": "disp_1001", "description": "The id of the deal's dispensary."},
     )
+    distance = OptionalFloat(
+        metadata={"description": "Miles from the zip or lat/lng given to the deal's dispensary."}
+    )
 
 
 class DoctorSchema(_Output):
@@ -120,6 +188,12 @@ class DoctorSchema(_Output):
     telehealth = fields.Boolean(required=True)
     rating = fields.Float(required=True)
     price = fields.Float(required=True, metadata={"description": "Consultation fee, USD."})
+    lat = _lat()
+    lng = _lng()
+    timezone = _timezone()
+    distance = OptionalFloat(
+        metadata={"description": "Miles from the zip or lat/lng given (lists around a point)."}
+    )
 
 
 class LawSchema(_Output):

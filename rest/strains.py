@@ -1,18 +1,26 @@
-"""GET /api/v1/strains and /api/v1/strains/{slug} (SPEC 4.1, 4.2)."""
+"""GET /api/v1/strains, /api/v1/strains/{slug} (SPEC 4.1, 4.2) and where to buy one:
+/api/v1/strains/{slug}/dispensaries."""
 
 from typing import Any
 
-from service import strains
-from service.filters import StrainFilters
+from service import dispensaries, strains
+from service.filters import DispensaryFilters, StrainFilters
 from service.paging import PageRequest
 from web.db import request_connection
 from web.routes import route_policy
+from web.today import request_now
 
-from .args import StrainArgs
+from .args import StockistArgs, StrainArgs
 from .blueprint import bp
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
-from .schemas import StrainDetailSchema, StrainItemSchema, detail_envelope, page_envelope
+from .schemas import (
+    StockistSchema,
+    StrainDetailSchema,
+    StrainItemSchema,
+    detail_envelope,
+    page_envelope,
+)
 
 
 @bp.get("/strains")
@@ -41,3 +49,26 @@ def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
 def get_strain(slug: str) -> dict[str, Any]:
     """One strain with description, terpenes, rating and review count."""
     return ok(strains.get_strain(request_connection(), slug))
+
+
+@bp.get("/strains/<string:slug>/dispensaries")
+@route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
+@bp.arguments(StockistArgs(), location="query", as_kwargs=False)
+@bp.response(200, page_envelope(StockistSchema, "StockistPage"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 404, 405, 429, 500, 503)
+@not_modified(bp)
+@operation_id(bp, "listStrainDispensaries")
+def list_strain_dispensaries(
+    args: tuple[DispensaryFilters, PageRequest], slug: str
+) -> dict[str, Any]:
+    """Where to buy a strain: the dispensaries whose menu has it, each with the menu item's
+    price and unit; every parameter of GET /dispensaries (by name, or nearest first around a
+    point). The cheapest item counts when a menu lists the strain more than once.
+
+    404 for an unknown strain. Rules across parameters as for GET /dispensaries.
+    """
+    filters, page = args
+    db = request_connection()
+    strain = strains.find_strain(db, slug)
+    found = dispensaries.list_dispensaries(db, filters, page, now=request_now, strain_id=strain.id)
+    return ok_page(found)

@@ -2,11 +2,11 @@
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import date
+from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Integer, bindparam, select
+from sqlalchemy import Date, Float, Integer, String, bindparam, cast, func, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
@@ -14,13 +14,18 @@ from models.db import AnySelect, Reader
 
 from .errors import NotFound
 from .filters import DealFilters
+from .geo import miles_sql
+from .hours import hours_from_text, open_state
 from .ids import DEAL_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
+from .places import near_where
+from .when import Clock, current_minute
 
 
 class DealRow(NamedTuple):
     """An active deal in a list, with its dispensary's name (a named tuple, like every row
-    type read by the hundred)."""
+    type read by the hundred); ``distance``: miles from the point to its dispensary, when the
+    list was asked around one."""
 
     public_id: str
     title: str
@@ -30,6 +35,7 @@ class DealRow(NamedTuple):
     expires: date
     dispensary_id: int
     dispensary_public_id: str
+    distance: float | None = None
 
 
 LISTED = (
@@ -42,27 +48,141 @@ LISTED = (
     Deal.dispensary_id,
     Dispensary.public_id.label("dispensary_public_id"),
 )
-# The filters, by name (each compared with the bind parameter of its name).
+# The filters, by name (each compared with the bind parameter of its name; "any of" the values
+# for those in _MANY).
 _COMPARED = {"state": Dispensary.state, "city": Dispensary.city_key, "category": Deal.category}
+_MANY = ("state", "category")
+
+
+def _where(compared: tuple[str, ...]) -> list[Any]:
+    return [
+        Deal.dispensary_id == Dispensary.id,
+        Deal.expires >= bindparam("today", type_=Date),
+        *(
+            _COMPARED[name].in_(bindparam(name, expanding=True))
+            if name in _MANY
+            else _COMPARED[name] == bindparam(name)
+            for name in compared
+        ),
+    ]
 
 
 @lru_cache(maxsize=16)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    where = [
-        Deal.dispensary_id == Dispensary.id,
-        Deal.expires >= bindparam("today", type_=Date),
-        *(_COMPARED[name] == bindparam(name) for name in compared),
-    ]
-    return Listing.of(LISTED, where, (Deal.expires, Deal.id))
+    return Listing.of(LISTED, _where(compared), (Deal.expires, Deal.id))
+
+
+@lru_cache(maxsize=64)
+def _candidates(compared: tuple[str, ...], near: bool, sort: str, *, timed: bool) -> Any:
+    """The narrow rows a list chooses from, every filter but the clock applied: a point narrows
+    the dispensaries by its bounding box (the (lat, lng) index) and the exact distance decides."""
+    columns: list[Any] = [Deal.id, Deal.expires]
+    where = _where(compared)
+    if near:
+        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
+        where.append(near_where(Dispensary.lat, Dispensary.lng))
+    if timed:
+        columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
+    found = select(*columns).where(*where).subquery("candidates")
+    within = [found.c.distance <= bindparam("radius", type_=Float)] if near else []
+    return found, within
+
+
+def _order(columns: Any, sort: str) -> tuple[Any, ...]:
+    """Soonest expiry first, or nearest first; ties by expiry, then id (stable pages)."""
+    tail = (columns.expires, columns.id)
+    return (columns.distance, *tail) if sort == "distance" else tail
+
+
+@lru_cache(maxsize=64)
+def _ranked_listing(compared: tuple[str, ...], near: bool, sort: str) -> Listing:
+    found, within = _candidates(compared, near, sort, timed=False)
+    ranked = (
+        select(*found.c, func.count().over().label("total"))
+        .where(*within)
+        .order_by(*_order(found.c, sort))
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+        .subquery("ranked")
+    )
+    distance = [ranked.c.distance] if near else []
+    page = (
+        select(*LISTED, *distance, ranked.c.total)
+        .join_from(ranked, Deal, Deal.id == ranked.c.id)
+        .join(Dispensary, Dispensary.id == Deal.dispensary_id)
+        .order_by(*_order(ranked.c, sort))
+    )
+    return Listing(page=page, count=select(func.count()).select_from(found).where(*within))
+
+
+@lru_cache(maxsize=64)
+def _timed_candidates(compared: tuple[str, ...], near: bool, sort: str) -> AnySelect:
+    found, within = _candidates(compared, near, sort, timed=True)
+    return select(*found.c).where(*within).order_by(*_order(found.c, sort))
+
+
+@lru_cache(maxsize=1)
+def _by_ids_statement() -> AnySelect:
+    return select(Deal.id, *LISTED).where(
+        Deal.dispensary_id == Dispensary.id, Deal.id.in_(bindparam("ids", expanding=True))
+    )
 
 
 def list_deals(
-    db: Reader, filters: DealFilters, page: PageRequest, *, today: date
+    db: Reader, filters: DealFilters, page: PageRequest, *, today: date, now: Clock = current_minute
 ) -> Page[DealRow]:
-    """Return one page of deals still active on ``today``, soonest expiry first, then by id."""
+    """Return one page of deals still active on ``today``: soonest expiry first, or nearest
+    first around a point (``filters.sort``). ``now`` gives the request's instant, called only
+    for ``open_now`` (the deal's dispensary open then)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    result = fetch_page(db, _listing(tuple(compared)), {**compared, "today": today}, page)
-    return replace(result, items=[DealRow(*row) for row in result.items])
+    params: dict[str, Any] = {
+        name: list(value) if name in _MANY else value for name, value in compared.items()
+    }
+    params["today"] = today
+    near = filters.where is not None
+    if filters.where is not None:
+        params.update(filters.where.params())
+    shape = (tuple(compared), near, filters.sort)
+    when = filters.when
+    if when is not None and when.only_open:
+        return _open_page(db, shape, params, page, when.instant(now))
+    if not near:
+        found = fetch_page(db, _listing(shape[0]), params, page)
+        return replace(found, items=[DealRow(*row) for row in found.items])
+    found = fetch_page(db, _ranked_listing(*shape), params, page)
+    listed = len(LISTED)
+    # misc: mypy cannot tell that row[:listed] (the listed columns) stops short of ``distance``.
+    items = [
+        DealRow(*row[:listed], distance=round(row[listed], 1))  # type: ignore[misc]
+        for row in found.items
+    ]
+    return replace(found, items=items)
+
+
+def _open_page(
+    db: Reader,
+    shape: tuple[tuple[str, ...], bool, str],
+    params: dict[str, Any],
+    page: PageRequest,
+    at: datetime,
+) -> Page[DealRow]:
+    """The candidates whose dispensary is open at ``at`` in its own zone, paged in Python."""
+    near = shape[1]
+    opened = [
+        (row.id, row.distance if near else None)
+        for row in rows(db, _timed_candidates(*shape), params)
+        if open_state(hours_from_text(row.hours_text), row.timezone, at).is_open
+    ]
+    window = opened[page.offset : page.offset + page.limit]
+    listed = {
+        row[0]: row[1:]
+        for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _ in window]})
+    }
+    items = [
+        DealRow(*listed[id_], distance=round(distance, 1) if distance is not None else None)  # type: ignore[misc]
+        for id_, distance in window
+    ]
+    return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
 
 
 @lru_cache(maxsize=1)

@@ -1,11 +1,11 @@
-"""Doctor queries: filtered list pages."""
+"""Doctor queries: list pages (filtered, near a point, in a box; by name, distance or rating)."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Float, Integer, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
@@ -13,13 +13,15 @@ from models.db import AnySelect, Reader
 
 from .errors import NotFound
 from .filters import DoctorFilters
+from .geo import miles_sql
 from .ids import DOCTOR_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows
+from .places import Box, Near, box_where, near_where
 
 
 @dataclass(frozen=True)
 class DoctorRow:
-    """A doctor in a list."""
+    """A doctor in a list; ``distance`` (miles, one decimal) when asked around a point."""
 
     public_id: str
     name: str
@@ -28,6 +30,10 @@ class DoctorRow:
     telehealth: bool
     rating: float
     price: float
+    lat: float
+    lng: float
+    timezone: str
+    distance: float | None = None
 
 
 LISTED = (
@@ -38,22 +44,92 @@ LISTED = (
     Doctor.telehealth,
     Doctor.rating,
     Doctor.price,
+    Doctor.lat,
+    Doctor.lng,
+    Doctor.timezone,
 )
-# The filters, by name (each compared with the bind parameter of its name).
+# The filters, by name (each compared with the bind parameter of its name; "any of" the states).
 _COMPARED = {"state": Doctor.state, "city": Doctor.city_key, "telehealth": Doctor.telehealth}
+
+
+def _where(compared: tuple[str, ...]) -> list[Any]:
+    return [
+        _COMPARED[name].in_(bindparam(name, expanding=True))
+        if name == "state"
+        else _COMPARED[name] == bindparam(name)
+        for name in compared
+    ]
 
 
 @lru_cache(maxsize=16)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    where = [_COMPARED[name] == bindparam(name) for name in compared]
-    return Listing.of(LISTED, where, (Doctor.sort_key, Doctor.id))
+    return Listing.of(LISTED, _where(compared), (Doctor.sort_key, Doctor.id))
+
+
+def _order(columns: Any, sort: str) -> tuple[Any, ...]:
+    """Each sort's ORDER BY; ties go to the name, then the id (stable pages)."""
+    tail = (columns.sort_key, columns.id)
+    if sort == "distance":
+        return (columns.distance, *tail)
+    if sort == "rating":
+        return (columns.rating, *tail)
+    if sort == "-rating":
+        return (columns.rating.desc(), *tail)
+    return tail
+
+
+@lru_cache(maxsize=64)
+def _ranked_listing(compared: tuple[str, ...], where: str | None, sort: str) -> Listing:
+    """A page of the matching doctors in ``sort`` order: narrow rows (id, name key, rating,
+    distance around a point) ranked first, the listed columns joined for the page only."""
+    columns: list[Any] = [Doctor.id, Doctor.sort_key, Doctor.rating]
+    conditions = _where(compared)
+    if where == "near":
+        columns.append(miles_sql(Doctor.lat, Doctor.lng).label("distance"))
+        conditions.append(near_where(Doctor.lat, Doctor.lng))
+    elif where == "box":
+        conditions.append(box_where(Doctor.lat, Doctor.lng))
+    found = select(*columns).where(*conditions).subquery("candidates")
+    within = [found.c.distance <= bindparam("radius", type_=Float)] if where == "near" else []
+    ranked = (
+        select(*found.c, func.count().over().label("total"))
+        .where(*within)
+        .order_by(*_order(found.c, sort))
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+        .subquery("ranked")
+    )
+    distance = [ranked.c.distance] if where == "near" else []
+    page = (
+        select(*LISTED, *distance, ranked.c.total)
+        .join_from(ranked, Doctor, Doctor.id == ranked.c.id)
+        .order_by(*_order(ranked.c, sort))
+    )
+    return Listing(page=page, count=select(func.count()).select_from(found).where(*within))
 
 
 def list_doctors(db: Reader, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
-    """Return one page of doctors matching ``filters``, by name (any case) then id."""
+    """Return one page of doctors matching ``filters``: by name (any case) then id unless
+    ``filters.sort`` says otherwise (nearest first around a point by default)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    result = fetch_page(db, _listing(tuple(compared)), compared, page)
-    return replace(result, items=[DoctorRow(*row) for row in result.items])
+    params: dict[str, Any] = {
+        name: list(value) if name == "state" else value for name, value in compared.items()
+    }
+    where = filters.where
+    if where is None and filters.sort == "name":
+        found = fetch_page(db, _listing(tuple(compared)), params, page)
+        return replace(found, items=[DoctorRow(*row) for row in found.items])
+    if where is not None:
+        params.update(where.params())
+    kind = "near" if isinstance(where, Near) else "box" if isinstance(where, Box) else None
+    found = fetch_page(db, _ranked_listing(tuple(compared), kind, filters.sort), params, page)
+    listed = len(LISTED)
+    # misc: mypy cannot tell that row[:listed] (the listed columns) stops short of ``distance``.
+    items = [
+        DoctorRow(*row[:listed], distance=round(row[listed], 1) if kind == "near" else None)  # type: ignore[misc]
+        for row in found.items
+    ]
+    return replace(found, items=items)
 
 
 @lru_cache(maxsize=1)

@@ -6,15 +6,16 @@ The edges parse strings into Python values; the ``create`` constructors here che
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
 
 from .errors import InvalidParameter
-from .geo import Point, normalise_state, zip_point
+from .geo import Point, normalise_state
+from .places import Location, Near, locate
 from .vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
+from .when import When
 
-DEFAULT_RADIUS_MILES = 50.0
-MAX_RADIUS_MILES = 500.0
 MAX_THC = 100.0
 MAX_CBD = 100.0
 # A one-character query matches most names and says little: at least two (a 400 otherwise).
@@ -74,94 +75,185 @@ def _city(value: str | None) -> str | None:
     return folded
 
 
+MAX_VALUES = 10  # values of one comma-separated (or list) filter
+
+
+def _many(
+    value: str | Sequence[str] | None, param: str, one: Callable[[str], str | None]
+) -> tuple[str, ...] | None:
+    """The values of a filter meaning "any of": comma-separated text (REST) or a list
+    (GraphQL), each checked by ``one``; repeats dropped, order kept."""
+    if value is None:
+        return None
+    items = value.split(",") if isinstance(value, str) else list(value)
+    if len(items) <= 1:  # one value (or none): judged as the filter always judged it
+        return (str(one(items[0] if items else "")),)
+    if len(items) > MAX_VALUES:
+        raise InvalidParameter(f"{param} takes at most {MAX_VALUES} values", param=param)
+    if any(not item.strip() for item in items):
+        raise InvalidParameter(
+            f"{param} has an empty value: give values separated by commas, e.g. {param}=a,b",
+            param=param,
+        )
+    return tuple(dict.fromkeys(str(one(item)) for item in items))
+
+
+def _states(value: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    return _many(value, "state", normalise_state)
+
+
+def _sort(value: str | None, allowed: tuple[str, ...], where: Location | None) -> str:
+    """The order of a list: ``value`` or the default (nearest first around a point, else the
+    first of ``allowed``)."""
+    if value is None:
+        return "distance" if isinstance(where, Near) and "distance" in allowed else allowed[0]
+    folded = value.strip().lower()
+    if folded not in allowed:
+        raise InvalidParameter(f"sort must be one of: {', '.join(allowed)}", param="sort")
+    if folded == "distance" and not isinstance(where, Near):
+        raise InvalidParameter(
+            "sort=distance needs a point to measure from: zip or lat/lng", param="sort"
+        )
+    return folded
+
+
+# The orders each list takes; the first is the default without a point.
+PLACE_SORTS = ("name", "distance", "rating", "-rating")
+DEAL_SORTS = ("expires", "distance")
+
+
 @dataclass(frozen=True)
 class StrainFilters:
-    type: str | None = None
-    effect: str | None = None
-    flavor: str | None = None
+    type: tuple[str, ...] | None = None
+    effect: tuple[str, ...] | None = None
+    flavor: tuple[str, ...] | None = None
     thc_min: float | None = None
     thc_max: float | None = None
     cbd_min: float | None = None
     cbd_max: float | None = None
 
     @classmethod
-    def create(cls, **values: Any) -> "StrainFilters":
+    def create(
+        cls,
+        *,
+        type: str | Sequence[str] | None = None,
+        effect: str | Sequence[str] | None = None,
+        flavor: str | Sequence[str] | None = None,
+        thc_min: float | None = None,
+        thc_max: float | None = None,
+        cbd_min: float | None = None,
+        cbd_max: float | None = None,
+    ) -> "StrainFilters":
         """Validate and normalise; raise InvalidParameter for the first bad value."""
-        f = cls(**values)
-        _percent_range(f.thc_min, f.thc_max, ("thc_min", "thc_max"), MAX_THC)
-        _percent_range(f.cbd_min, f.cbd_max, ("cbd_min", "cbd_max"), MAX_CBD)
+        _percent_range(thc_min, thc_max, ("thc_min", "thc_max"), MAX_THC)
+        _percent_range(cbd_min, cbd_max, ("cbd_min", "cbd_max"), MAX_CBD)
         return cls(
-            type=_choice(f.type, STRAIN_TYPES, "type"),
-            effect=_word(f.effect, "effect"),
-            flavor=_word(f.flavor, "flavor"),
-            thc_min=f.thc_min,
-            thc_max=f.thc_max,
-            cbd_min=f.cbd_min,
-            cbd_max=f.cbd_max,
+            type=_many(type, "type", lambda v: _choice(v, STRAIN_TYPES, "type")),
+            effect=_many(effect, "effect", lambda v: _word(v, "effect")),
+            flavor=_many(flavor, "flavor", lambda v: _word(v, "flavor")),
+            thc_min=thc_min,
+            thc_max=thc_max,
+            cbd_min=cbd_min,
+            cbd_max=cbd_max,
         )
 
 
 @dataclass(frozen=True)
 class DispensaryFilters:
-    state: str | None = None
+    state: tuple[str, ...] | None = None
     city: str | None = None
-    zip: str | None = None
-    radius: float | None = None
-    type: str | None = None
+    type: tuple[str, ...] | None = None
     delivery: bool | None = None
-    # Resolved from ``zip``; set by create().
-    origin: Point | None = None
+    where: Location | None = None
+    when: When | None = None
+    sort: str = "name"
+
+    @property
+    def origin(self) -> Point | None:
+        """The point distances are measured from, if any."""
+        return self.where.origin if isinstance(self.where, Near) else None
+
+    @property
+    def radius(self) -> float | None:
+        """Miles around the point, if any."""
+        return self.where.radius if isinstance(self.where, Near) else None
 
     @classmethod
     def create(
         cls,
         *,
-        state: str | None = None,
+        state: str | Sequence[str] | None = None,
         city: str | None = None,
         zip: str | None = None,
+        lat: str | float | None = None,
+        lng: str | float | None = None,
         radius: float | None = None,
-        type: str | None = None,
+        bbox: str | Sequence[float] | None = None,
+        type: str | Sequence[str] | None = None,
         delivery: bool | None = None,
+        open_now: bool | None = None,
+        open_at: str | datetime | None = None,
+        sort: str | None = None,
+        names: dict[str, str] | None = None,
     ) -> "DispensaryFilters":
-        """Validate and normalise; resolve ``zip`` to a point; raise InvalidParameter if bad."""
-        if radius is not None:
-            if zip is None:
-                raise InvalidParameter(
-                    "radius needs zip (it is a distance from that ZIP code)", param="radius"
-                )
-            if not (math.isfinite(radius) and 0 < radius <= MAX_RADIUS_MILES):
-                raise InvalidParameter(
-                    f"radius must be a number of miles greater than 0 and at most "
-                    f"{MAX_RADIUS_MILES:g}",
-                    param="radius",
-                )
-        origin = zip_point(zip.strip()) if zip is not None else None
+        """Validate and normalise; raise InvalidParameter naming the first bad parameter.
+        ``names``: how the edge spells parameters whose names differ (GraphQL)."""
+        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, bbox=bbox, names=names)
+        spelled = (names or {}).get
         return cls(
-            state=normalise_state(state) if state is not None else None,
+            state=_states(state),
             city=_city(city),
-            zip=zip.strip() if zip is not None else None,
-            radius=(radius if radius is not None else DEFAULT_RADIUS_MILES) if zip else None,
-            type=_choice(type, DISPENSARY_TYPES, "type"),
+            type=_many(type, "type", lambda v: _choice(v, DISPENSARY_TYPES, "type")),
             delivery=delivery,
-            origin=origin,
+            where=where,
+            when=When.create(
+                open_now=open_now,
+                open_at=open_at,
+                names=(spelled("open_now", "open_now"), spelled("open_at", "open_at")),
+            ),
+            sort=_sort(sort, PLACE_SORTS, where),
         )
 
 
 @dataclass(frozen=True)
 class DealFilters:
-    state: str | None = None
+    state: tuple[str, ...] | None = None
     city: str | None = None
-    category: str | None = None
+    category: tuple[str, ...] | None = None
+    where: Near | None = None
+    when: When | None = None
+    sort: str = "expires"
 
     @classmethod
     def create(
-        cls, *, state: str | None = None, city: str | None = None, category: str | None = None
+        cls,
+        *,
+        state: str | Sequence[str] | None = None,
+        city: str | None = None,
+        category: str | Sequence[str] | None = None,
+        zip: str | None = None,
+        lat: str | float | None = None,
+        lng: str | float | None = None,
+        radius: float | None = None,
+        open_now: bool | None = None,
+        open_at: str | datetime | None = None,
+        sort: str | None = None,
+        names: dict[str, str] | None = None,
     ) -> "DealFilters":
         """Validate and normalise; raise InvalidParameter if bad."""
+        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, boxes=False, names=names)
+        spelled = (names or {}).get
         return cls(
-            state=normalise_state(state) if state is not None else None,
+            state=_states(state),
             city=_city(city),
-            category=_choice(category, DEAL_CATEGORIES, "category"),
+            category=_many(category, "category", lambda v: _choice(v, DEAL_CATEGORIES, "category")),
+            where=where if isinstance(where, Near) else None,  # boxes=False: never a Box
+            when=When.create(
+                open_now=open_now,
+                open_at=open_at,
+                names=(spelled("open_now", "open_now"), spelled("open_at", "open_at")),
+            ),
+            sort=_sort(sort, DEAL_SORTS, where),
         )
 
 
@@ -175,19 +267,35 @@ class LawFilters:
 
 @dataclass(frozen=True)
 class DoctorFilters:
-    state: str | None = None
+    state: tuple[str, ...] | None = None
     city: str | None = None
     telehealth: bool | None = None
+    where: Location | None = None
+    sort: str = "name"
 
     @classmethod
     def create(
-        cls, *, state: str | None = None, city: str | None = None, telehealth: bool | None = None
+        cls,
+        *,
+        state: str | Sequence[str] | None = None,
+        city: str | None = None,
+        telehealth: bool | None = None,
+        zip: str | None = None,
+        lat: str | float | None = None,
+        lng: str | float | None = None,
+        radius: float | None = None,
+        bbox: str | Sequence[float] | None = None,
+        sort: str | None = None,
+        names: dict[str, str] | None = None,
     ) -> "DoctorFilters":
         """Validate and normalise; raise InvalidParameter if bad."""
+        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, bbox=bbox, names=names)
         return cls(
-            state=normalise_state(state) if state is not None else None,
+            state=_states(state),
             city=_city(city),
             telehealth=telehealth,
+            where=where,
+            sort=_sort(sort, PLACE_SORTS, where),
         )
 
 

@@ -88,14 +88,34 @@ class StrainDetail(NamedTuple):
     terpenes: list[str]
 
 
+_MANY = "+"  # suffix of a shape's filter name when it has several values ("any of")
+
+
 def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
-    """The names of the set filters (what the statement depends on) and their values."""
-    values = {
-        name: value
-        for name in ("type", "effect", "flavor", "thc_min", "thc_max", "cbd_min", "cbd_max")
-        if (value := getattr(filters, name)) is not None
-    }
-    return tuple(values), values
+    """The names of the set filters (what the statement depends on) and their values. A word
+    filter with several values is named with the suffix _MANY and compared with IN."""
+    names: list[str] = []
+    values: dict[str, Any] = {}
+    for name in ("type", "effect", "flavor", "thc_min", "thc_max", "cbd_min", "cbd_max"):
+        value = getattr(filters, name)
+        if value is None:
+            continue
+        if isinstance(value, tuple) and len(value) > 1:
+            names.append(name + _MANY)
+            values[name] = list(value)
+        else:
+            names.append(name)
+            values[name] = value[0] if isinstance(value, tuple) else value
+    return tuple(names), values
+
+
+def _compare(column: Any, name: str, shape: tuple[str, ...]) -> ColumnElement[bool] | None:
+    """``column`` against the filter ``name``'s value(s), or None when it is not set."""
+    if name in shape:
+        return column == bindparam(name, type_=String)  # type: ignore[no-any-return]
+    if name + _MANY in shape:
+        return column.in_(bindparam(name, expanding=True))  # type: ignore[no-any-return]
+    return None
 
 
 def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
@@ -104,11 +124,12 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     columns are then tested per row too, rather than looked up in their indexes)."""
     column: Callable[[Any], Any] = tested_per_row if walking else (lambda c: c)
     where = []
-    if "type" in shape:
-        where.append(column(Strain.type) == bindparam("type", type_=String))
+    typed = _compare(column(Strain.type), "type", shape)
+    if typed is not None:
+        where.append(typed)
     for name, trait in (("effect", StrainEffect), ("flavor", StrainFlavor)):
-        if name in shape:
-            named = trait.name == bindparam(name, type_=String)
+        named = _compare(trait.name, name, shape)
+        if named is not None:
             where.append(
                 select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
             )
@@ -119,32 +140,35 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
 
 
 def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
-    """The count of a shape with a trait filter, from that trait's rows alone: they carry their
-    strain's type, THC and CBD, so the facets index answers it (see models.strain)."""
+    """The count of a shape with a one-valued trait filter, from that trait's rows alone: they
+    carry their strain's type, THC and CBD, so the facets index answers it (see
+    models.strain). A trait's rows are one per strain and word, so this holds for one word."""
     name, trait = ("effect", StrainEffect) if "effect" in shape else ("flavor", StrainFlavor)
     where = [trait.name == bindparam(name, type_=String)]
-    if "type" in shape:
-        where.append(trait.type == bindparam("type", type_=String))
+    typed = _compare(trait.type, "type", shape)
+    if typed is not None:
+        where.append(typed)
     for filter_name, compared, compare in _RANGES:
         if filter_name in shape:
             column = getattr(trait, compared.key)
             where.append(getattr(column, compare)(bindparam(filter_name, type_=Float)))
-    if name == "effect" and "flavor" in shape:
-        flavored = select(StrainFlavor.strain_id).where(
-            StrainFlavor.name == bindparam("flavor", type_=String)
-        )
-        where.append(trait.strain_id.in_(flavored))
+    flavored = _compare(StrainFlavor.name, "flavor", shape)
+    if name == "effect" and flavored is not None:
+        where.append(trait.strain_id.in_(select(StrainFlavor.strain_id).where(flavored)))
     return select(func.count()).select_from(trait).where(*where)
 
 
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...]) -> Listing:
     order = (Strain.sort_key, Strain.id)
-    if "effect" not in shape and "flavor" not in shape:
+    traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
+    if not traits:
         return Listing.of(LISTED, _where(shape, walking=False), order)
     # With a trait filter the page walks the name order, testing each strain, and stops once
-    # it is full; the count comes from the trait's own rows.
-    return Listing.of(LISTED, _where(shape, walking=True), order, count=_trait_count(shape))
+    # it is full; with one word per trait the count comes from the trait's own rows.
+    one_word = "effect" in shape or ("flavor" in shape and "effect" + _MANY not in shape)
+    count = _trait_count(shape) if one_word else None
+    return Listing.of(LISTED, _where(shape, walking=True), order, count=count)
 
 
 def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
@@ -171,12 +195,18 @@ def _by_ids_statement() -> AnySelect:
 
 def get_strain(db: Reader, slug: str) -> StrainDetail:
     """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
+    found = find_strain(db, slug)
+    terpenes = terpenes_by_strain(db, [found.id])[found.id]
+    return StrainDetail(*found, terpenes=terpenes)
+
+
+def find_strain(db: Reader, slug: str) -> StrainRow:
+    """The strain with ``slug`` (any case), without its terpenes; raise NotFound."""
     folded = slug.lower()
     found = strains_by_slugs(db, [folded]).get(folded)
     if found is None:
         raise NotFound(f"no strain with slug {slug!r}")
-    terpenes = terpenes_by_strain(db, [found.id])[found.id]
-    return StrainDetail(*found, terpenes=terpenes)
+    return found
 
 
 def strains_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, StrainRow]:

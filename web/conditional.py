@@ -1,7 +1,8 @@
 """Conditional GETs: a strong ETag on every REST 200, and a free 304 for a matching If-None-Match.
 
-The tag is derived from the data version, the day (deals expire) and the normalized request
-(path and query parameters, without api_key), so it can be computed before running any query.
+The tag is derived from the data version, the day (deals expire), for an answer about opening
+hours the minute (web.routes: clocked), and the normalized request (path and query parameters,
+without api_key), so it can be computed before running any query.
 A 304 is only ever an answer where the same request would have been a 200:
 
 - a tag this worker has sent on a 200 (so the request is known to succeed) from a key with
@@ -15,7 +16,7 @@ be replayed (web.replay).
 
 import threading
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 
 from cachetools import LRUCache
 from flask import Flask, Response, g, request
@@ -26,14 +27,16 @@ from .caching import cache_key
 from .limits import held_units, quota_headers
 from .replay import mark_replayable
 from .routes import request_policy
-from .today import request_today
+from .today import request_now, request_today
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
 
 
-def request_etag(version: int, today: date) -> str:
-    """The validator for the current request: same data, day and request give the same tag."""
-    return cache_key(version, today.isoformat(), request.path, params_without_key(request))[:32]
+def request_etag(version: int, today: date, minute: datetime | None = None) -> str:
+    """The validator for the current request: same data, day (and, for an answer about the
+    current minute, minute) and request give the same tag."""
+    when = today.isoformat() if minute is None else minute.isoformat()
+    return cache_key(version, when, request.path, params_without_key(request))[:32]
 
 
 def _matching(tag: str) -> str | None:
@@ -90,7 +93,8 @@ def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]
         if request.method not in ("GET", "HEAD") or not _applies():
             return None
         current, today = version(), request_today()
-        g.etag = request_etag(current, today)
+        clocked = request_policy().reads_clock(request.args)
+        g.etag = request_etag(current, today, request_now() if clocked else None)
         mark_replayable(current, today)
         client_tag = _matching(g.etag)
         if client_tag is None:

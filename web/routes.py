@@ -26,6 +26,15 @@ class RoutePolicy:
     conditional: bool = False  # a keyed 200 carries an ETag; a matching If-None-Match gets a 304
     # A request this accepts is served as open (the GraphiQL page: GET /graphql without a query).
     open_when: Callable[[], bool] | None = None
+    # The answer depends on the current minute: always (True), or when one of these query
+    # parameters is given (open_now). Its ETag then names the minute (web.conditional).
+    clocked: bool | tuple[str, ...] = False
+
+    def reads_clock(self, params: Iterable[str]) -> bool:
+        """Whether a request with the query parameters ``params`` is answered for a minute."""
+        if isinstance(self.clocked, bool):
+            return self.clocked
+        return any(name in self.clocked for name in params)
 
 
 OPEN = RoutePolicy()
@@ -37,10 +46,11 @@ def route_policy(
     metered: bool,
     conditional: bool,
     open_when: Callable[[], bool] | None = None,
+    clocked: bool | tuple[str, ...] = False,
 ) -> Callable[[V], V]:
     """Declare a view's policy (put it right under the route decorator: it marks the function
     the route registers)."""
-    policy = RoutePolicy(keyed, metered, conditional, open_when)
+    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked)
 
     def declare(view: V) -> V:
         setattr(view, POLICY_ATTRIBUTE, policy)

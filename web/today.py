@@ -1,17 +1,41 @@
-"""One "today" per request: the day every answer to a request is computed for.
+"""One "today" and one "now" per request: the day and the minute every answer to a request is
+computed for.
 
 Read from the clock once, on first use, and kept on ``g``, so that near midnight an ETag, a
-replay key and the body they describe all use the same day (deals expire by day).
+replay key and the body they describe all use the same day (deals expire by day), and an answer
+about opening hours uses one instant throughout. "Now" is the current minute (seconds dropped):
+an answer that read it describes that minute, and is replayed or revalidated only within it
+(``g.clock_read`` tells web.conditional and the replay store).
 """
 
-from datetime import date
+from datetime import UTC, date, datetime
 
 from flask import g
 
 
+def _read_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def _clock() -> datetime:
+    """The instant the current request is answered at: the clock read once, on first use."""
+    read: datetime | None = g.get("clock")
+    if read is None:
+        read = g.clock = _read_clock()
+    return read
+
+
+def request_now() -> datetime:
+    """The minute the current request is answered for (UTC), from the request's one clock
+    reading; marks the answer as one that describes that minute."""
+    g.clock_read = True
+    return _clock().replace(second=0, microsecond=0)
+
+
 def request_today() -> date:
-    """The day the current request is answered for (the clock is read once per request)."""
+    """The day the current request is answered for: the server's local date at the request's
+    one clock reading (as ``date.today()`` would give)."""
     today: date | None = g.get("today")
     if today is None:
-        today = g.today = date.today()
+        today = g.today = _clock().astimezone().date()
     return today

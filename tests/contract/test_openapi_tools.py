@@ -131,12 +131,19 @@ def _without_unset(hint: Any) -> set[Any]:
     return {arg for arg in typing.get_args(hint) if arg.__name__ != "Unset"}
 
 
+def _items(hint: Any) -> set[Any]:
+    """The item types of a list-typed argument (its Unset alternative left out)."""
+    (listed,) = _without_unset(hint)
+    assert typing.get_origin(listed) is list, listed
+    return set(typing.get_args(listed))
+
+
 def test_generated_list_strains_takes_floats_and_an_enum(generated_client: str) -> None:
     hints = _hints("list_strains")
     for name in ("thc_min", "thc_max", "cbd_min", "cbd_max"):
         assert _without_unset(hints[name]) == {float}, name
     assert _without_unset(hints["limit"]) == {int}
-    (strain_type,) = _without_unset(hints["type_"])
+    (strain_type,) = _items(hints["type_"])  # several values ("any of"): a list of the enum
     assert issubclass(strain_type, enum.Enum)
     assert sorted(member.value for member in strain_type) == sorted(STRAIN_TYPES)
     parameters = inspect.signature(_operation("list_strains").sync).parameters
@@ -148,13 +155,14 @@ def test_generated_list_operations_take_bools_and_enums(generated_client: str) -
     dispensaries = _hints("list_dispensaries")
     assert _without_unset(dispensaries["delivery"]) == {bool}
     assert _without_unset(dispensaries["radius"]) == {float}
-    (dispensary_type,) = _without_unset(dispensaries["type_"])
+    (dispensary_type,) = _items(dispensaries["type_"])
     assert [m.value for m in dispensary_type] == sorted(DISPENSARY_TYPES)
-    (state,) = _without_unset(dispensaries["state"])
+    (state,) = _items(dispensaries["state"])
     assert issubclass(state, enum.Enum)
+    assert _without_unset(dispensaries["lat"]) == {float}
     assert _without_unset(_hints("list_doctors")["telehealth"]) == {bool}
     assert _without_unset(_hints("list_laws")["recreational"]) == {bool}
-    (category,) = _without_unset(_hints("list_deals")["category"])
+    (category,) = _items(_hints("list_deals")["category"])
     assert issubclass(category, enum.Enum)
 
 
@@ -171,16 +179,29 @@ def test_generated_client_calls_are_answered_by_the_service(
         httpx_args={"transport": httpx.WSGITransport(app=app)},
     )
     strains = _operation("list_strains").sync(
-        client=client, thc_min=0.5, thc_max=99.25, type_=models.ListStrainsType.HYBRID, limit=3
+        client=client,
+        thc_min=0.5,
+        thc_max=99.25,
+        type_=[models.ListStrainsTypeItem.HYBRID],
+        limit=3,
     )
     assert isinstance(strains, models.StrainPage)
     assert strains.meta.limit == 3
     assert {item.type_.value for item in strains.data} == {"hybrid"}
+    either = _operation("list_strains").sync(
+        client=client, type_=[models.ListStrainsTypeItem.HYBRID, models.ListStrainsTypeItem.INDICA]
+    )
+    assert isinstance(either, models.StrainPage)
+    assert {item.type_.value for item in either.data} <= {"hybrid", "indica"}
     dispensaries = _operation("list_dispensaries").sync(
-        client=client, delivery=True, type_=models.ListDispensariesType.BOTH
+        client=client, delivery=True, type_=[models.ListDispensariesTypeItem.BOTH]
     )
     assert isinstance(dispensaries, models.DispensaryPage)
     assert all(item.delivery for item in dispensaries.data)
+    near = _operation("list_dispensaries").sync(client=client, lat=39.75, lng=-104.99, radius=500.0)
+    assert isinstance(near, models.DispensaryPage)
+    distances = [item.distance for item in near.data]
+    assert distances == sorted(distances)
     laws = _operation("list_laws").sync(client=client, medical=False)
     assert isinstance(laws, models.LawPage)
     assert all(not law.medical for law in laws.data)

@@ -38,8 +38,9 @@ def test_served_routes_equal_the_openapi_paths_plus_graphql_and_docs(
 ) -> None:
     spec = client.get("/api/v1/openapi.json").get_json()
     documented = set(spec["paths"])
-    # The 8 of the spec, plus /api/v1/usage, the doctor and deal details and the law list.
-    assert len(documented) == 12
+    # The 8 of the spec, plus /api/v1/usage, the doctor and deal details, the law list and
+    # where to buy a strain.
+    assert len(documented) == 13
     assert _served_routes(app) == documented | NON_API_RULES
 
 

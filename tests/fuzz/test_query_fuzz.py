@@ -46,9 +46,16 @@ ARGUMENTS = {
 }
 # What must be sent beside a parameter for it to be judged on its own: search needs its text,
 # radius a ZIP code.
-NEEDS = {"/api/v1/search": ("q", "kush"), "radius": ("zip", "80202")}
-# Documented only in part by a pattern (the rest in prose), so not compared with it exactly.
-PROSE = {"city"}
+NEEDS = {
+    "/api/v1/search": ("q", "kush"),
+    "radius": ("zip", "80202"),
+    "lat": ("lng", "-104.99"),
+    "lng": ("lat", "39.75"),
+    "sort": ("zip", "80202"),  # sort=distance needs a point
+}
+# Documented only in part by a pattern (the rest in prose), so not compared with it exactly:
+# a bbox's south must not exceed its north nor its west its east, an instant must exist.
+PROSE = {"city", "bbox", "open_at"}
 NUMBERS = {"thc_min", "thc_max", "cbd_min", "cbd_max", "radius"}
 
 Raw = str | bytes  # a name or value: text (any code point, surrogates too) or raw bytes

@@ -8,7 +8,8 @@ from sqlalchemy.orm import Session
 
 from models import Doctor
 
-FIELDS = ["id", "name", "city", "state", "telehealth", "rating", "price"]
+# The SPEC's fields, then where the doctor is (added after them, issue 22).
+FIELDS = ["id", "name", "city", "state", "telehealth", "rating", "price", "lat", "lng", "timezone"]
 
 
 def _all(api, **params: Any) -> list[dict[str, Any]]:
@@ -52,6 +53,9 @@ def test_doctor_items_carry_exactly_the_spec_fields_with_the_database_values(
             "telehealth": d.telehealth,
             "rating": d.rating,
             "price": d.price,
+            "lat": d.lat,
+            "lng": d.lng,
+            "timezone": d.timezone,
         }
         assert len(item["state"]) == 2
         assert item["state"].isupper()

@@ -9,7 +9,10 @@ import pytest
 LAWS_JSON = Path(__file__).resolve().parents[2] / "seed" / "data" / "laws.json"
 RECORDS = json.loads(LAWS_JSON.read_text(encoding="utf-8"))
 DEAL_FIELDS = ["id", "title", "dispensary", "category", "discount", "expires", "dispensary_id"]
-DOCTOR_FIELDS = ["id", "name", "city", "state", "telehealth", "rating", "price"]
+DOCTOR_FIELDS = [
+    *("id", "name", "city", "state", "telehealth", "rating", "price"),
+    *("lat", "lng", "timezone"),  # where the doctor is, after the SPEC's fields
+]
 
 
 def test_each_doctor_in_a_list_has_a_detail_equal_to_its_item(api) -> None:

@@ -23,6 +23,7 @@ from web.db import SESSIONS_EXTENSION
 OPERATION_IDS = {
     "/api/v1/strains": "listStrains",
     "/api/v1/strains/{slug}": "getStrain",
+    "/api/v1/strains/{slug}/dispensaries": "listStrainDispensaries",
     "/api/v1/dispensaries": "listDispensaries",
     "/api/v1/dispensaries/{dispensary_id}": "getDispensary",
     "/api/v1/deals": "listDeals",
@@ -69,7 +70,12 @@ def test_numbers_booleans_and_vocabularies_are_published_typed(document) -> None
     strains = _parameters(document, "/api/v1/strains")
     assert strains["thc_min"]["schema"] == {"type": "number", "minimum": 0, "maximum": 100}
     assert strains["cbd_max"]["schema"] == {"type": "number", "minimum": 0, "maximum": 100}
-    assert strains["type"]["schema"] == {"type": "string", "enum": list(STRAIN_TYPES)}
+    # Filters taking several values (comma-separated: style form, explode false) are arrays.
+    assert strains["type"]["schema"] == {
+        "type": "array",
+        "items": {"type": "string", "enum": list(STRAIN_TYPES)},
+    }
+    assert (strains["type"]["style"], strains["type"]["explode"]) == ("form", False)
     dispensaries = _parameters(document, "/api/v1/dispensaries")
     assert dispensaries["delivery"]["schema"] == {"type": "boolean"}
     assert dispensaries["radius"]["schema"] == {
@@ -78,9 +84,11 @@ def test_numbers_booleans_and_vocabularies_are_published_typed(document) -> None
         "exclusiveMinimum": True,
         "maximum": 500,
     }
-    assert dispensaries["type"]["schema"]["enum"] == list(DISPENSARY_TYPES)
-    assert dispensaries["state"]["schema"]["enum"] == sorted(JURISDICTIONS)
-    assert _parameters(document, "/api/v1/deals")["category"]["schema"]["enum"] == list(
+    assert dispensaries["type"]["schema"]["items"]["enum"] == list(DISPENSARY_TYPES)
+    assert dispensaries["state"]["schema"]["items"]["enum"] == sorted(JURISDICTIONS)
+    assert dispensaries["lat"]["schema"] == {"type": "number", "minimum": -90, "maximum": 90}
+    assert dispensaries["sort"]["schema"]["enum"] == ["name", "distance", "rating", "-rating"]
+    assert _parameters(document, "/api/v1/deals")["category"]["schema"]["items"]["enum"] == list(
         DEAL_CATEGORIES
     )
     assert _parameters(document, "/api/v1/doctors")["telehealth"]["schema"] == {"type": "boolean"}
@@ -123,6 +131,7 @@ def test_limit_publishes_its_real_maximum(document) -> None:
         params = _parameters(document, path)
         if "limit" in params:
             maximum = DOCTORS_MAX_LIMIT if path == "/api/v1/doctors" else MAX_LIMIT
+            assert path in OPERATION_IDS, path
             assert params["limit"]["schema"]["maximum"] == maximum, path
             assert f"reduced to {maximum}" in params["limit"]["description"], path
         assert item["get"]["operationId"] == OPERATION_IDS[path]
@@ -240,13 +249,14 @@ def _url(app: Flask, key: str, path: str, *, known: bool = True) -> str:
     """``path`` with its parameter filled with a real id (or, unless ``known``, an unknown one)."""
     if "{" not in path:
         return path + ("?q=kush" if path.endswith("/search") else "")
-    base, parameter = path.split("/{")
+    base, rest = path.split("/{")
+    parameter, tail = rest.split("}")  # tail: what follows the parameter (/dispensaries)
     if not known:
-        return f"{base}/ZZ" if parameter == "state}" else f"{base}/nope"
-    if parameter == "state}":
-        return f"{base}/CA"
+        return f"{base}/ZZ{tail}" if parameter == "state" else f"{base}/nope{tail}"
+    if parameter == "state":
+        return f"{base}/CA{tail}"
     items = app.test_client().get(base, headers={"X-API-Key": key}).get_json()["data"]
-    return f"{base}/{items[0]['slug' if parameter == 'slug}' else 'id']}"
+    return f"{base}/{items[0]['slug' if parameter == 'slug' else 'id']}{tail}"
 
 
 def _with(url: str, pair: str) -> str:

@@ -209,7 +209,7 @@ CATEGORY = (
         ({"category": "food"}, "category", CATEGORY),
         ({"category": ""}, "category", CATEGORY),
         ({"category": "pre_rolls"}, "category", CATEGORY),
-        ({"category": "flower,edibles"}, "category", CATEGORY),
+        ({"category": "flower,weed"}, "category", CATEGORY),
         ({"state": "XX"}, "state", STATE_CODE),
         ({"state": "CAL"}, "state", STATE_CODE),
         ({"state": ""}, "state", STATE_CODE),

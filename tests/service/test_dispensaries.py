@@ -23,6 +23,7 @@ from service.dispensaries import DispensaryRow, list_dispensaries
 from service.errors import InvalidParameter
 from service.filters import DispensaryFilters
 from service.paging import PageRequest
+from service.places import Near
 from tests.service.pages import walk, window
 
 EARTH_RADIUS_MILES = 3958.7613
@@ -106,6 +107,9 @@ def test_a_listed_dispensary_carries_its_columns_and_no_distance(
             website=shop["website"],
             review_count=shop["review_count"],
             state=shop["state"],
+            lat=shop["lat"],
+            lng=shop["lng"],
+            timezone=shop["timezone"],
             distance=None,
         )
 
@@ -293,7 +297,11 @@ def test_a_zip_search_combines_with_the_other_filters(
     db: Connection, dataset: Dataset, filters: dict
 ) -> None:
     normalised = DispensaryFilters.create(**filters)
-    chosen = {name: getattr(normalised, name) for name in filters}
+    # One value each: the filters hold them as one-value tuples ("any of").
+    chosen = {
+        name: value[0] if isinstance(value := getattr(normalised, name), tuple) else value
+        for name in filters
+    }
     expected = _nearby(dataset, "20001", 500.0, **chosen)
     assert expected
     assert _ids(_all(db, zip="20001", radius=500.0, **filters)) == list(expected)
@@ -332,6 +340,7 @@ def test_a_dispensary_just_inside_the_radius_at_the_circles_widest_longitude_is_
             zip="59001",
             lat=far_lat,
             lng=far_lng,
+            timezone="America/Denver",
             type="both",
             rating=4.0,
             review_count=0,
@@ -366,7 +375,11 @@ CITY_NAME = "city must be a city name of 1 to 80 characters"
 @pytest.mark.parametrize(
     ("values", "param", "message"),
     [
-        ({"radius": 5.0}, "radius", "radius needs zip (it is a distance from that ZIP code)"),
+        (
+            {"radius": 5.0},
+            "radius",
+            "radius needs zip or lat/lng (it is a distance from that point)",
+        ),
         ({"zip": "10001", "radius": 0.0}, "radius", RADIUS_RANGE),
         ({"zip": "10001", "radius": -1.0}, "radius", RADIUS_RANGE),
         ({"zip": "10001", "radius": 500.1}, "radius", RADIUS_RANGE),
@@ -400,7 +413,8 @@ def test_bad_filters_raise_invalid_parameter_naming_it(
 
 def test_a_radius_of_exactly_500_miles_and_a_padded_zip_are_accepted() -> None:
     filters = DispensaryFilters.create(zip=" 20001 ", radius=500.0)
-    assert (filters.zip, filters.radius) == ("20001", 500.0)
+    assert isinstance(filters.where, Near)
+    assert (filters.where.zip, filters.radius) == ("20001", 500.0)
 
 
 def test_the_radius_defaults_to_50_miles_only_with_a_zip() -> None:

@@ -59,6 +59,9 @@ def test_a_listed_doctor_carries_its_columns(db: Connection, dataset: Dataset) -
             telehealth=doctor["telehealth"],
             rating=doctor["rating"],
             price=doctor["price"],
+            lat=doctor["lat"],
+            lng=doctor["lng"],
+            timezone=doctor["timezone"],
         )
 
 

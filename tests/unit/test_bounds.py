@@ -7,7 +7,7 @@ from graphql import IntValueNode, ObjectTypeDefinitionNode, parse
 from graphql_schema import make_schema
 from graphql_schema.cost_walk import LIST_SIZES
 from service import bounds
-from service.bounds import LISTS, MAX_OFFSET, ListBound
+from service.bounds import LISTS, MAX_OFFSET, STRAIN_DISPENSARIES, ListBound
 from service.errors import InvalidParameter
 from service.paging import PageRequest
 
@@ -95,8 +95,10 @@ def test_every_rest_list_publishes_its_rows_bounds(client: FlaskClient) -> None:
                 limit["description"].split(";")[0],
                 offset["schema"]["maximum"],
             )
-    operations = [b for b in LISTS if b.owner is None]
+    operations = {API_PREFIX + b.name: b for b in LISTS if b.owner is None}
+    # Where to buy a strain: the strain's dispensaries, GraphQL's Strain.dispensaries.
+    operations[API_PREFIX + "strains/{slug}/dispensaries"] = STRAIN_DISPENSARIES
     assert published == {
-        API_PREFIX + b.name: (b.default, f"Results per page, 1 to {b.maximum}", MAX_OFFSET)
-        for b in operations
+        path: (b.default, f"Results per page, 1 to {b.maximum}", MAX_OFFSET)
+        for path, b in operations.items()
     }

@@ -13,11 +13,25 @@ from service.filters import (
 from service.geo import EARTH_RADIUS_MILES, Point, bounding_box, haversine_miles
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 
+
 # Each filter with a closed vocabulary: how to build it from one value, and what it keeps.
+def _one(values: tuple[str, ...] | None) -> str | None:
+    """The single value of a filter that takes several ("any of")."""
+    assert values is not None
+    assert len(values) == 1
+    return values[0]
+
+
 CHOICES = {
-    "strains.type": (lambda v: StrainFilters.create(type=v).type, STRAIN_TYPES),
-    "dispensaries.type": (lambda v: DispensaryFilters.create(type=v).type, DISPENSARY_TYPES),
-    "deals.category": (lambda v: DealFilters.create(category=v).category, DEAL_CATEGORIES),
+    "strains.type": (lambda v: _one(StrainFilters.create(type=v).type), STRAIN_TYPES),
+    "dispensaries.type": (
+        lambda v: _one(DispensaryFilters.create(type=v).type),
+        DISPENSARY_TYPES,
+    ),
+    "deals.category": (
+        lambda v: _one(DealFilters.create(category=v).category),
+        DEAL_CATEGORIES,
+    ),
     "search.type": (lambda v: SearchQuery.create(q="og", type=v).type, SEARCH_TYPES),
 }
 
@@ -27,9 +41,9 @@ def test_strain_filters_fold_case_and_keep_ranges() -> None:
         type="InDiCa", effect="Relaxed", flavor=" EARTHY ", thc_min=10.0, thc_max=20.0
     )
     assert (f.type, f.effect, f.flavor, f.thc_min, f.thc_max) == (
-        "indica",
-        "relaxed",
-        "earthy",
+        ("indica",),
+        ("relaxed",),
+        ("earthy",),
         10.0,
         20.0,
     )
@@ -55,8 +69,8 @@ def test_bad_strain_filters_name_their_parameter(values: dict, param: str, messa
 
 
 def test_state_codes_are_case_insensitive_jurisdictions() -> None:
-    assert DoctorFilters.create(state="ca").state == "CA"
-    assert DealFilters.create(state="pr").state == "PR"
+    assert DoctorFilters.create(state="ca").state == ("CA",)
+    assert DealFilters.create(state="pr").state == ("PR",)
 
 
 @pytest.mark.parametrize("state", ["XX", "C", "CAL", "", "\uff23\uff21", "c\x00"])
@@ -93,7 +107,7 @@ def test_bad_dispensary_filters_name_their_parameter(values: dict, param: str) -
 
 
 def test_deal_category_is_case_insensitive_and_closed() -> None:
-    assert DealFilters.create(category="Pre-Rolls").category == "pre-rolls"
+    assert DealFilters.create(category="Pre-Rolls").category == ("pre-rolls",)
     with pytest.raises(InvalidParameter, match="category must be one of: flower, edibles"):
         DealFilters.create(category="seeds")
 

@@ -1,7 +1,7 @@
 """One "today" per request, and the one digest ETags, replay keys and GraphQL result tags use."""
 
 import hashlib
-from datetime import date
+from datetime import UTC, date, datetime
 
 import pytest
 from flask import Flask
@@ -54,33 +54,43 @@ def test_cache_key_digests_the_repr_of_its_parts() -> None:
 
 
 class _Clock:
-    """A ``date`` whose today() is a new day on every call, counting the calls."""
+    """A clock that is a day later on every reading, counting the readings."""
 
     calls = 0
 
     @classmethod
-    def today(cls) -> date:
+    def read(cls) -> datetime:
         cls.calls += 1
-        return date.fromordinal(DAY.toordinal() + cls.calls)
+        day = date.fromordinal(DAY.toordinal() + cls.calls)
+        return datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
 
 
-@pytest.mark.parametrize("path", ["/api/v1/deals?limit=2", "/api/v1/search?q=kush"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/deals?limit=2",
+        "/api/v1/search?q=kush",
+        "/api/v1/deals?limit=2&open_now=true",
+        "/api/v1/dispensaries/disp_1001",
+    ],
+)
 def test_a_request_reads_the_clock_once(
     make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
     monkeypatch.setattr(_Clock, "calls", 0)
-    monkeypatch.setattr(web.today, "date", _Clock)
+    monkeypatch.setattr(web.today, "_read_clock", _Clock.read)
     app: Flask = make_app(PAGE_CACHE_MB=0)
     response = app.test_client().get(path, headers={"X-API-Key": api_keys["pro"]})
     assert response.status_code == 200
-    assert _Clock.calls == 1  # the ETag and the view (deals expire by day) share one day
+    # The ETag and the view share one day, and the day and "now" come from one reading.
+    assert _Clock.calls == 1
 
 
 def test_a_graphql_operation_reads_the_clock_once(
     make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(_Clock, "calls", 0)
-    monkeypatch.setattr(web.today, "date", _Clock)
+    monkeypatch.setattr(web.today, "_read_clock", _Clock.read)
     app: Flask = make_app(PAGE_CACHE_MB=0)
     response = app.test_client().post(
         "/graphql",

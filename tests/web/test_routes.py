@@ -1,6 +1,8 @@
 """Each route declares whether it needs a key, is charged and gets ETags (web.routes), and requests
 that match no route keep the policy of the path they fall under."""
 
+from dataclasses import replace
+
 import pytest
 from flask import Flask
 
@@ -9,12 +11,16 @@ from web.routes import OPEN, POLICY_ATTRIBUTE, RoutePolicy, declared_policy
 READ = RoutePolicy(keyed=True, metered=True, conditional=True)
 UNROUTED_API = RoutePolicy(keyed=True, metered=True)  # a 404 or 405 under /api/v1, on /graphql
 
+# Answers about opening hours "now" depend on the minute: always (a dispensary's detail), or
+# with open_now (web.routes: clocked).
+NOW_IF_ASKED = replace(READ, clocked=("open_now",))
 API_ROUTES = {
     "/api/v1/strains": READ,
     "/api/v1/strains/<string:slug>": READ,
-    "/api/v1/dispensaries": READ,
-    "/api/v1/dispensaries/<string:dispensary_id>": READ,
-    "/api/v1/deals": READ,
+    "/api/v1/strains/<string:slug>/dispensaries": NOW_IF_ASKED,
+    "/api/v1/dispensaries": NOW_IF_ASKED,
+    "/api/v1/dispensaries/<string:dispensary_id>": replace(READ, clocked=True),
+    "/api/v1/deals": NOW_IF_ASKED,
     "/api/v1/deals/<string:deal_id>": READ,
     "/api/v1/doctors": READ,
     "/api/v1/doctors/<string:doctor_id>": READ,

@@ -10,14 +10,15 @@ depends on: data version, day, the normalized request and the headers it varies 
 (Accept-Encoding, Origin, Content-Type). The lane answers a stored read again only for a GET or
 POST without If-None-Match, with a key this worker verified within ``STATE_TTL_MS``, a data
 version as fresh, and a quota that admits it; anything else goes to Flask untouched. X-Request-ID,
-the X-RateLimit-* headers and a GraphQL body's ``extensions.rateLimit`` are made fresh.
+the X-RateLimit-* headers and a GraphQL body's ``extensions.rateLimit`` are made fresh. An answer
+about the current minute (opening hours "now") is answered again only within that minute.
 """
 
 import hashlib
 import io
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
 
@@ -32,6 +33,7 @@ from web.observability import RequestRecord, RequestRecorder
 from web.replay import ReplayMark
 from web.request_id import HEADER as REQUEST_ID_HEADER
 from web.request_id import request_id_for
+from web.today import request_now
 
 from .quota import Quota, QuotaState
 
@@ -61,6 +63,9 @@ class StoredResponse:
     body: bytes
     # With a quota in the body: ``body`` is the part before it and ``after_quota`` the rest.
     after_quota: bytes | None = None
+    # An answer about the current minute (it read web.today.request_now): the epoch second at
+    # which that minute ends, and with it the answer's life.
+    until: float | None = None
 
     @property
     def size(self) -> int:
@@ -114,6 +119,8 @@ def init_replay_store(app: Flask, cache: PageCache[StoredResponse]) -> None:
         ):
             return response
         stored = _stored(response, mark)
+        if stored is not None and g.get("clock_read"):
+            stored = replace(stored, until=request_now().timestamp() + 60)
         if stored is not None:
             body = request.get_data(cache=True) if request.method == "POST" else b""
             cache.put(replay_key(request, mark.version, mark.day, body), stored)
@@ -219,7 +226,7 @@ class ReplayLane:
                 return None
             body = read
         stored = self._cache.get(replay_key(request_, version, date.today(), body))
-        if stored is None:
+        if stored is None or (stored.until is not None and time.time() >= stored.until):
             return None
         quota = self._quota.charge(identity)
         if quota is None:

@@ -1,0 +1,190 @@
+"""Where a list is asked about: a point with a radius (a ZIP code or lat/lng) or a map box.
+
+Both edges hand over what the client wrote (REST strings, GraphQL numbers); this module checks
+it and names the parameter in every message. At most one location per request.
+"""
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import ColumnElement, Float, SQLColumnExpression, and_, bindparam
+
+from .errors import InvalidParameter
+from .geo import Point, bounding_box, origin_terms, zip_point
+
+DEFAULT_RADIUS_MILES = 50.0
+MAX_RADIUS_MILES = 500.0
+# A plain ASCII decimal: optional sign, at most three digits before the point, twelve after.
+_COORDINATE = re.compile(r"^[+-]?(?:[0-9]{1,3}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})$")
+LAT_EXAMPLE, LNG_EXAMPLE = "37.7749", "-122.4194"
+BBOX_EXAMPLE = "-122.52,37.70,-122.35,37.83"
+
+
+@dataclass(frozen=True)
+class Near:
+    """Within ``radius`` miles of ``origin``, nearest first; ``zip`` when the point is one."""
+
+    origin: Point
+    radius: float
+    zip: str | None = None
+
+    def params(self) -> dict[str, float]:
+        """The bind parameters of :func:`near_where` and ``service.geo.miles_sql``."""
+        min_lat, max_lat, min_lng, max_lng = bounding_box(self.origin, self.radius)
+        return {
+            **origin_terms(self.origin),
+            "radius": self.radius,
+            "min_lat": min_lat,
+            "max_lat": max_lat,
+            "min_lng": min_lng,
+            "max_lng": max_lng,
+        }
+
+
+@dataclass(frozen=True)
+class Box:
+    """A map viewport: west <= east (it never crosses the antimeridian), south <= north."""
+
+    west: float
+    south: float
+    east: float
+    north: float
+
+    def params(self) -> dict[str, float]:
+        """The bind parameters of :func:`box_where`."""
+        return {"west": self.west, "south": self.south, "east": self.east, "north": self.north}
+
+
+Location = Near | Box
+
+
+def coordinate(value: str | float | None, param: str) -> float | None:
+    """A latitude (``param`` "lat") or longitude in WGS84 decimal degrees, or None."""
+    if value is None:
+        return None
+    limit = 90 if param.endswith("lat") else 180
+    example = LAT_EXAMPLE if limit == 90 else LNG_EXAMPLE
+    number: float | None = None
+    if isinstance(value, str):
+        if _COORDINATE.fullmatch(value):
+            number = float(value)
+    elif not isinstance(value, bool):  # a number (GraphQL Float)
+        number = float(value)
+    if number is None or not math.isfinite(number) or abs(number) > limit:
+        raise InvalidParameter(
+            f"{param} must be a decimal number from -{limit} to {limit} (e.g. {example})",
+            param=param,
+        )
+    return number
+
+
+def _box(value: str | Sequence[float], param: str) -> Box:
+    message = (
+        f"{param} must be four decimal numbers west,south,east,north in degrees "
+        f"(e.g. {BBOX_EXAMPLE})"
+    )
+    parts: list[str | float] = list(value.split(",") if isinstance(value, str) else value)
+    if len(parts) != 4:
+        raise InvalidParameter(message, param=param)
+    numbers = []
+    for part, kind in zip(parts, ("lng", "lat", "lng", "lat"), strict=True):
+        try:
+            numbers.append(coordinate(part, kind))
+        except InvalidParameter:
+            raise InvalidParameter(message, param=param) from None
+    west, south, east, north = (float(n or 0.0) for n in numbers)
+    if south > north:
+        raise InvalidParameter(f"{param} south must not be greater than north", param=param)
+    if west > east:
+        raise InvalidParameter(
+            f"{param} crosses the antimeridian (west is greater than east); ask for the two "
+            "boxes on either side of longitude 180 separately",
+            param=param,
+        )
+    return Box(west, south, east, north)
+
+
+def locate(
+    *,
+    zip: str | None = None,
+    lat: str | float | None = None,
+    lng: str | float | None = None,
+    radius: float | None = None,
+    bbox: str | Sequence[float] | None = None,
+    boxes: bool = True,
+    names: dict[str, str] | None = None,
+) -> Location | None:
+    """The one location of a request, or None; raise InvalidParameter naming the parameter.
+
+    ``boxes``: whether this list takes ``bbox``. ``names`` maps a parameter to how the edge
+    spells it (GraphQL's ``near.lat`` for ``lat``), for the messages.
+    """
+    name = (names or {}).get
+    lat_name, lng_name = name("lat", "lat"), name("lng", "lng")
+    radius_name, bbox_name = name("radius", "radius"), name("bbox", "bbox")
+    if (lat is None) != (lng is None):
+        missing = lng_name if lng is None else lat_name
+        raise InvalidParameter(
+            f"{lat_name} and {lng_name} go together: {missing} is missing", param=missing
+        )
+    given = [
+        label
+        for label, present in (
+            ("zip", zip is not None),
+            (f"{lat_name}/{lng_name}", lat is not None),
+            (bbox_name, bbox is not None),
+        )
+        if present
+    ]
+    if len(given) > 1:
+        raise InvalidParameter(
+            f"{given[0]} and {given[1]} cannot be combined: give one location", param=given[1]
+        )
+    if radius is not None:
+        if zip is None and lat is None:
+            raise InvalidParameter(
+                f"{radius_name} needs zip or {lat_name}/{lng_name} (it is a distance from that "
+                "point)",
+                param=radius_name,
+            )
+        if not (math.isfinite(radius) and 0 < radius <= MAX_RADIUS_MILES):
+            raise InvalidParameter(
+                f"{radius_name} must be a number of miles greater than 0 and at most "
+                f"{MAX_RADIUS_MILES:g}",
+                param=radius_name,
+            )
+    miles = radius if radius is not None else DEFAULT_RADIUS_MILES
+    if zip is not None:
+        code = zip.strip()
+        return Near(zip_point(code), miles, zip=code)
+    if lat is not None:
+        point = Point(coordinate(lat, lat_name) or 0.0, coordinate(lng, lng_name) or 0.0)
+        return Near(point, miles)
+    if bbox is not None:
+        if not boxes:
+            raise InvalidParameter(f"{bbox_name} is not taken by this list", param=bbox_name)
+        return _box(bbox, bbox_name)
+    return None
+
+
+def near_where(
+    lat: SQLColumnExpression[float], lng: SQLColumnExpression[float]
+) -> ColumnElement[bool]:
+    """The bounding-box prefilter of a :class:`Near` (through a (lat, lng) index); the exact
+    distance test comes after it."""
+    return and_(
+        lat.between(bindparam("min_lat", type_=Float), bindparam("max_lat", type_=Float)),
+        lng.between(bindparam("min_lng", type_=Float), bindparam("max_lng", type_=Float)),
+    )
+
+
+def box_where(
+    lat: SQLColumnExpression[float], lng: SQLColumnExpression[float]
+) -> ColumnElement[bool]:
+    """Inside a :class:`Box` (edges included)."""
+    return and_(
+        lat.between(bindparam("south", type_=Float), bindparam("north", type_=Float)),
+        lng.between(bindparam("west", type_=Float), bindparam("east", type_=Float)),
+    )
