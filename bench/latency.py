@@ -64,11 +64,14 @@ CASES = [
     ),
     ("doctors near lat/lng", "/api/v1/doctors?lat=40.7128&lng=-74.006&radius=50&limit=20"),
     ("deals near, open now", "/api/v1/deals?lat=47.6062&lng=-122.3321&open_now=true&limit=20"),
-    ("where to buy", "/api/v1/strains/blue-dream/dispensaries?limit=20"),
-    ("where to buy near", "/api/v1/strains/blue-dream/dispensaries?lat=39.7392&lng=-104.9903"),
+    ("where to buy", "/api/v1/strains/og-kush/dispensaries?limit=20"),
     (
-        "where to buy near, open",
-        "/api/v1/strains/blue-dream/dispensaries?lat=39.7392&lng=-104.9903&open_now=true",
+        "where to buy near",
+        "/api/v1/strains/og-kush/dispensaries?lat=39.7392&lng=-104.9903&radius=200",
+    ),
+    (
+        "where to buy near, is_open",
+        "/api/v1/strains/og-kush/dispensaries?lat=39.7392&lng=-104.9903&radius=200&open_now=false",
     ),
 ]
 # Summary lines: the worst p99 over these cases.

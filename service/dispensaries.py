@@ -20,7 +20,7 @@ from .geo import miles_sql
 from .hours import OpenState, hours_from_text, open_state
 from .ids import DISPENSARY_ID
 from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
-from .places import Box, Near, box_where, near_where
+from .places import Box, Near, box_where, inside_tested_per_row, near_where
 from .when import Clock, current_minute
 
 # What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
@@ -123,6 +123,19 @@ def _compared_where(compared: tuple[str, ...]) -> list[Any]:
 @lru_cache(maxsize=64)
 def _listing(compared: tuple[str, ...]) -> Listing:
     return Listing.of(LISTED, _compared_where(compared), (Dispensary.sort_key, Dispensary.id))
+
+
+@lru_cache(maxsize=64)
+def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
+    """In a box, by name. A box of few rows is found through the (lat, lng) index and sorted;
+    in a ``wide`` box (service.places.WIDE_BOX_SQUARE_DEGREES) the page walks the name index
+    testing each row instead, and stops once full rather than sorting every row of the box.
+    The count always finds the box through the (lat, lng) index."""
+    where = _compared_where(compared)
+    inside = box_where(Dispensary.lat, Dispensary.lng)
+    count = select(func.count()).where(*where, inside)
+    tested = inside_tested_per_row(Dispensary.lat, Dispensary.lng) if wide else inside
+    return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
 
 
 class _Shape(NamedTuple):
@@ -240,6 +253,10 @@ def list_dispensaries(
     else:
         if shape == _Shape(shape.compared, None, False, "name"):
             found = fetch_page(db, _listing(shape.compared), params, page)
+            result = replace(found, items=[DispensaryRow(*row) for row in found.items])
+        elif shape == _Shape(shape.compared, "box", False, "name"):
+            assert isinstance(where, Box)  # the shape says so
+            found = fetch_page(db, _boxed_listing(shape.compared, where.wide), params, page)
             result = replace(found, items=[DispensaryRow(*row) for row in found.items])
         else:
             result = _ranked_page(db, shape, params, page)
