@@ -137,18 +137,20 @@ def locate(
         raise InvalidParameter(
             f"{lat_name} and {lng_name} go together: {missing} is missing", param=missing
         )
+    # (how the message names it, the parameter error.param names)
     given = [
-        label
-        for label, present in (
-            ("zip", zip is not None),
-            (f"{lat_name}/{lng_name}", lat is not None),
-            (bbox_name, bbox is not None),
+        (label, param)
+        for label, param, present in (
+            ("zip", "zip", zip is not None),
+            (f"{lat_name}/{lng_name}", lat_name, lat is not None),
+            (bbox_name, bbox_name, bbox is not None),
         )
         if present
     ]
     if len(given) > 1:
+        (first, _), (second, param) = given[:2]
         raise InvalidParameter(
-            f"{given[0]} and {given[1]} cannot be combined: give one location", param=given[1]
+            f"{first} and {second} cannot be combined: give one location", param=param
         )
     if radius is not None:
         if zip is None and lat is None:
