@@ -12,17 +12,18 @@ import strawberry
 from service import bounds
 from service.bounds import MAX_OFFSET, ListBound
 from service.filters import (
-    DEFAULT_RADIUS_MILES,
     MAX_CBD,
-    MAX_RADIUS_MILES,
     MAX_THC,
+    MAX_VALUES,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
     WORD_MAX_LENGTH,
 )
+from service.places import DEFAULT_RADIUS_MILES, LAT_EXAMPLE, LNG_EXAMPLE, MAX_RADIUS_MILES
 from service.vocab import DealCategory
+from service.when import FIRST_YEAR, LAST_YEAR, OPEN_AT_EXAMPLE
 
-from .enums import DispensaryType, SearchType, StrainType
+from .enums import DealSort, DispensaryType, PlaceSort, SearchType, StrainType
 
 
 def _described(description: str) -> object:
@@ -56,6 +57,13 @@ def _word(example: str) -> object:
     )
 
 
+def _any_of(several: str, singular: str) -> object:
+    """A plural argument: several values of its singular's filter, any of which matches."""
+    return _described(
+        f"Several {several}, any of which matches (at most {MAX_VALUES}); not with {singular}."
+    )
+
+
 _STATE = "Two-letter code of a US state, DC or territory (any case)."
 _CITY = (
     "City name (any case): 1 to 80 printable characters once runs of whitespace are collapsed "
@@ -86,12 +94,26 @@ NestedOffset = Annotated[
 # Filters.
 State = Annotated[str | None, _described(_STATE)]
 City = Annotated[str | None, _described(_CITY)]
+States = Annotated[
+    list[str] | None,
+    _any_of("two-letter codes of US states, DC or territories (any case)", "state"),
+]
 StrainTypeFilter = Annotated[
     StrainType | None,
     _described(f"Only strains of this type: {_listed([t.name for t in StrainType])}."),
 ]
+StrainTypes = Annotated[
+    list[StrainType] | None,
+    _any_of(f"strain types ({_listed([t.name for t in StrainType])})", "type"),
+]
 Effect = Annotated[str | None, _word("relaxed")]
+Effects = Annotated[
+    list[str] | None, _any_of("words such as relaxed, each as effect takes it", "effect")
+]
 Flavor = Annotated[str | None, _word("earthy")]
+Flavors = Annotated[
+    list[str] | None, _any_of("words such as earthy, each as flavor takes it", "flavor")
+]
 ThcMin = Annotated[float | None, _described(f"Minimum THC percentage, from 0 to {MAX_THC:g}.")]
 ThcMax = Annotated[
     float | None,
@@ -102,15 +124,85 @@ CbdMax = Annotated[
     float | None,
     _described(f"Maximum CBD percentage, not below cbdMin, from 0 to {MAX_CBD:g}."),
 ]
+
+
+@strawberry.input(description="A point to search around: nearest first, with distance.")
+class NearInput:
+    lat: float = strawberry.field(
+        description=f"Latitude in WGS84 decimal degrees, -90 to 90 (e.g. {LAT_EXAMPLE})."
+    )
+    lng: float = strawberry.field(
+        description=f"Longitude in WGS84 decimal degrees, -180 to 180 (e.g. {LNG_EXAMPLE})."
+    )
+    radius: float | None = strawberry.field(
+        default=None,
+        description=f"Miles from the point, greater than 0 and at most {MAX_RADIUS_MILES:g} "
+        f"(default {DEFAULT_RADIUS_MILES:g}).",
+    )
+
+
+@strawberry.input(
+    description="A map viewport in WGS84 decimal degrees: west <= east (never across the "
+    "antimeridian), south <= north."
+)
+class BBoxInput:
+    west: float = strawberry.field(description="Western edge: a longitude, -180 to 180.")
+    south: float = strawberry.field(description="Southern edge: a latitude, -90 to 90.")
+    east: float = strawberry.field(description="Eastern edge: a longitude, -180 to 180.")
+    north: float = strawberry.field(description="Northern edge: a latitude, -90 to 90.")
+
+
+_ONE_PLACE = "At most one of zip, near and bbox."
 Zip = Annotated[
     str | None,
-    _described("A known five-digit US ZIP code: nearest dispensaries first, with distance."),
+    _described(f"A known five-digit US ZIP code: nearest first, with distance. {_ONE_PLACE}"),
 ]
 Radius = Annotated[
     float | None,
     _described(
         f"Miles from zip, greater than 0 and at most {MAX_RADIUS_MILES:g} (default "
-        f"{DEFAULT_RADIUS_MILES:g}); only with zip."
+        f"{DEFAULT_RADIUS_MILES:g}); only with zip (around near, give near.radius)."
+    ),
+]
+NearPoint = Annotated[
+    NearInput | None,
+    _described(f"A point (lat, lng and a radius): nearest first, with distance. {_ONE_PLACE}"),
+]
+MapBox = Annotated[
+    BBoxInput | None,
+    _described(
+        "A map viewport: only what lies inside, edges included. A box crossing the "
+        f"antimeridian (west greater than east) is refused: ask for its two halves. {_ONE_PLACE}"
+    ),
+]
+OpenNow = Annotated[
+    bool | None,
+    _described(
+        "true: only those open now in their own time zone; false: all of them, each still "
+        "showing isOpen and nextChange. The answer describes the current minute. Not with "
+        "openAt."
+    ),
+]
+OpenAt = Annotated[
+    str | None,
+    _described(
+        "Only those open at this instant: ISO 8601 date and time with a UTC offset (e.g. "
+        f"{OPEN_AT_EXAMPLE}, or Z), years {FIRST_YEAR} to {LAST_YEAR}; each item shows isOpen "
+        "and nextChange at that instant. Not with openNow."
+    ),
+]
+PlaceOrder = Annotated[
+    PlaceSort | None,
+    _described(
+        f"Order of the list: {_listed([s.name for s in PlaceSort])}. Default NAME, or DISTANCE "
+        "(which needs zip or near) around a point."
+    ),
+]
+DealOrder = Annotated[
+    DealSort | None,
+    _described(
+        f"Order of the list: {_listed([s.name for s in DealSort])}. Default EXPIRES, or "
+        "DISTANCE (which needs zip or near) around a point."
     ),
 ]
 DispensaryTypeFilter = Annotated[
@@ -118,6 +210,10 @@ DispensaryTypeFilter = Annotated[
     _described(
         f"Only dispensaries with this licence: {_listed([t.name for t in DispensaryType])}."
     ),
+]
+DispensaryTypes = Annotated[
+    list[DispensaryType] | None,
+    _any_of(f"licences ({_listed([t.name for t in DispensaryType])})", "type"),
 ]
 Delivery = Annotated[
     bool | None,
@@ -127,11 +223,14 @@ Telehealth = Annotated[
     bool | None,
     _described("true: only doctors offering telehealth; false: only those that do not."),
 ]
+_CATEGORIES = _listed([c.value for c in DealCategory])
 Category = Annotated[
     str | None,
-    _described(
-        f"Only deals of this category: {_listed([c.value for c in DealCategory])} (any case)."
-    ),
+    _described(f"Only deals of this category: {_CATEGORIES} (any case)."),
+]
+Categories = Annotated[
+    list[str] | None,
+    _any_of(f"deal categories ({_CATEGORIES}; any case)", "category"),
 ]
 SearchText = Annotated[
     str,
@@ -144,6 +243,7 @@ SearchTypeFilter = Annotated[
     SearchType | None,
     _described(f"Only results of this kind: {_listed([t.name for t in SearchType])}."),
 ]
+
 
 # Keys of the single-record fields.
 StrainSlug = Annotated[str, _described("The strain's slug, such as blue-dream.")]

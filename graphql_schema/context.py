@@ -2,12 +2,14 @@
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
+
+from web.today import request_now
 
 from .loaders import BatchCache
 
@@ -21,6 +23,9 @@ class Context:
     connections: Callable[[], Connection]
     sessions: Callable[[], Session]
     today: date  # deals are active on or after this day (evaluated once per request)
+    # The request's minute (UTC), read from the request's one clock reading when a resolver
+    # first calls it (opening hours "now"); calling it marks the answer as one for that minute.
+    now: Callable[[], datetime] = request_now
     batch: BatchCache = field(default_factory=BatchCache)
     # What a resolver worked out from the query's own nodes, shared by the field's siblings.
     by_nodes: dict[tuple[int, ...], tuple[Any, Any]] = field(default_factory=dict)

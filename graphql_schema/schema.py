@@ -13,13 +13,7 @@ from service import bounds, deals, dispensaries, doctors, laws, search, strains
 from service.dispensaries import dispensaries_by_public_ids
 from service.doctors import doctors_by_public_ids
 from service.errors import NotFound
-from service.filters import (
-    DealFilters,
-    DispensaryFilters,
-    DoctorFilters,
-    SearchQuery,
-    StrainFilters,
-)
+from service.filters import SearchQuery, StrainFilters
 from service.paging import PageRequest
 from service.search import SearchHit
 from web.settings import WebSettings
@@ -28,30 +22,42 @@ from .accel.budgets import DeadlineExecution, core_schema
 from .accel.direct import install_direct_resolvers
 from .accel.execution import plain_field_execution
 from .arguments import (
+    Categories,
     Category,
     CbdMax,
     CbdMin,
     City,
     DealId,
+    DealOrder,
     DealsLimit,
     Delivery,
     DispensariesLimit,
     DispensaryId,
     DispensaryTypeFilter,
+    DispensaryTypes,
     DoctorId,
     DoctorsLimit,
     Effect,
+    Effects,
     Flavor,
+    Flavors,
     LawState,
+    MapBox,
+    NearPoint,
     Offset,
+    OpenAt,
+    OpenNow,
+    PlaceOrder,
     Radius,
     SearchLimit,
     SearchText,
     SearchTypeFilter,
     State,
+    States,
     StrainsLimit,
     StrainSlug,
     StrainTypeFilter,
+    StrainTypes,
     Telehealth,
     ThcMax,
     ThcMin,
@@ -59,8 +65,10 @@ from .arguments import (
 )
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
-from .enums import DispensaryType, SearchType, StrainType
+from .enums import SearchType
 from .errors import RejectEmptySelectionSets
+from .places import deal_filters, dispensary_filters, doctor_filters
+from .plurals import AnyOf, enum_values
 from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
@@ -68,7 +76,7 @@ __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
 MAX_TOKENS = 2_000
 
 
-def _value(enum_member: StrainType | DispensaryType | SearchType | None) -> str | None:
+def _value(enum_member: SearchType | None) -> str | None:
     return enum_member.value if enum_member is not None else None
 
 
@@ -98,14 +106,18 @@ def _search_items(info: Info[Context, None], hits: Sequence[SearchHit]) -> list[
 @strawberry.type
 class Query:
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Strains by type, effect, flavor, THC and CBD range; by name."
+        description="Strains by type, effect, flavor (each any of several), THC and CBD range; "
+        "by name."
     )
     def strains(
         self,
         info: Info[Context, None],
         type: StrainTypeFilter = None,
+        types: StrainTypes = None,
         effect: Effect = None,
+        effects: Effects = None,
         flavor: Flavor = None,
+        flavors: Flavors = None,
         thc_min: ThcMin = None,
         thc_max: ThcMax = None,
         cbd_min: CbdMin = None,
@@ -113,15 +125,20 @@ class Query:
         limit: StrainsLimit = bounds.STRAINS.default,
         offset: Offset = 0,
     ) -> Page[Strain] | None:
-        filters = StrainFilters.create(
-            type=_value(type),
-            effect=effect,
-            flavor=flavor,
-            thc_min=thc_min,
-            thc_max=thc_max,
-            cbd_min=cbd_min,
-            cbd_max=cbd_max,
-        )
+        any_of = AnyOf()
+        type_or_types = any_of.pick("type", type, "types", types)
+        effect_or_effects = any_of.pick("effect", effect, "effects", effects)
+        flavor_or_flavors = any_of.pick("flavor", flavor, "flavors", flavors)
+        with any_of.naming():
+            filters = StrainFilters.create(
+                type=enum_values(type_or_types),
+                effect=effect_or_effects,
+                flavor=flavor_or_flavors,
+                thc_min=thc_min,
+                thc_max=thc_max,
+                cbd_min=cbd_min,
+                cbd_max=cbd_max,
+            )
         page = strains.list_strains(
             info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)
         )
@@ -137,25 +154,46 @@ class Query:
             return None
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Dispensaries by place, type and delivery; nearest first by zip."
+        description="Dispensaries by place, type and delivery, near a point or in a map box, "
+        "open now or at an instant; by name, distance or rating (nearest first around a point)."
     )
     def dispensaries(
         self,
         info: Info[Context, None],
         state: State = None,
+        states: States = None,
         city: City = None,
         zip: Zip = None,
         radius: Radius = None,
+        near: NearPoint = None,
+        bbox: MapBox = None,
         type: DispensaryTypeFilter = None,
+        types: DispensaryTypes = None,
         delivery: Delivery = None,
+        open_now: OpenNow = None,
+        open_at: OpenAt = None,
+        sort: PlaceOrder = None,
         limit: DispensariesLimit = bounds.DISPENSARIES.default,
         offset: Offset = 0,
     ) -> Page[Dispensary] | None:
-        filters = DispensaryFilters.create(
-            state=state, city=city, zip=zip, radius=radius, type=_value(type), delivery=delivery
+        filters = dispensary_filters(
+            state=state,
+            states=states,
+            city=city,
+            zip=zip,
+            radius=radius,
+            near=near,
+            bbox=bbox,
+            type=type,
+            types=types,
+            delivery=delivery,
+            open_now=open_now,
+            open_at=open_at,
+            sort=sort,
         )
+        ctx = info.context
         page = dispensaries.list_dispensaries(
-            info.context.db, filters, PageRequest.within(bounds.DISPENSARIES, limit, offset)
+            ctx.db, filters, PageRequest.within(bounds.DISPENSARIES, limit, offset), now=ctx.now
         )
         items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
         return Page.of(page, items)
@@ -168,23 +206,46 @@ class Query:
         return Dispensary.from_model(found[id], info) if id in found else None
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Active deals by place and category; soonest expiry first."
+        description="Active deals by place and category, near a point, at dispensaries open "
+        "now or at an instant; soonest expiry first, or nearest first around a point."
     )
     def deals(
         self,
         info: Info[Context, None],
         state: State = None,
+        states: States = None,
         city: City = None,
         category: Category = None,
+        categories: Categories = None,
+        zip: Zip = None,
+        radius: Radius = None,
+        near: NearPoint = None,
+        open_now: OpenNow = None,
+        open_at: OpenAt = None,
+        sort: DealOrder = None,
         limit: DealsLimit = bounds.DEALS.default,
         offset: Offset = 0,
     ) -> Page[Deal] | None:
-        filters = DealFilters.create(state=state, city=city, category=category)
+        filters = deal_filters(
+            state=state,
+            states=states,
+            city=city,
+            category=category,
+            categories=categories,
+            zip=zip,
+            radius=radius,
+            near=near,
+            open_now=open_now,
+            open_at=open_at,
+            sort=sort,
+        )
+        ctx = info.context
         page = deals.list_deals(
-            info.context.db,
+            ctx.db,
             filters,
             PageRequest.within(bounds.DEALS, limit, offset),
-            today=info.context.today,
+            today=ctx.today,
+            now=ctx.now,
         )
         return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
@@ -200,19 +261,36 @@ class Query:
             return None
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Doctors by place and telehealth; by name "
-        f"(limit at most {bounds.DOCTORS.maximum})."
+        description="Doctors by place and telehealth, near a point or in a map box; by name, "
+        "distance or rating (nearest first around a point; "
+        f"limit at most {bounds.DOCTORS.maximum})."
     )
     def doctors(
         self,
         info: Info[Context, None],
         state: State = None,
+        states: States = None,
         city: City = None,
         telehealth: Telehealth = None,
+        zip: Zip = None,
+        radius: Radius = None,
+        near: NearPoint = None,
+        bbox: MapBox = None,
+        sort: PlaceOrder = None,
         limit: DoctorsLimit = bounds.DOCTORS.default,
         offset: Offset = 0,
     ) -> Page[Doctor] | None:
-        filters = DoctorFilters.create(state=state, city=city, telehealth=telehealth)
+        filters = doctor_filters(
+            state=state,
+            states=states,
+            city=city,
+            telehealth=telehealth,
+            zip=zip,
+            radius=radius,
+            near=near,
+            bbox=bbox,
+            sort=sort,
+        )
         page = doctors.list_doctors(
             info.context.db,
             filters,

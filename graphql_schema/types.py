@@ -5,7 +5,8 @@ been built. Each relation therefore registers the children it fetched (for every
 as soon as it fetches them, so the grandchildren's relation is again one statement for all.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import field
 from datetime import date
 from typing import Annotated, Any, Generic, TypeVar
 
@@ -20,9 +21,9 @@ from models import Review as ReviewModel
 from service import bounds, deals, dispensaries, laws, strains
 from service.bounds import ListBound
 from service.deals import DealRow
-from service.dispensaries import DispensaryRow, MenuEntry
+from service.dispensaries import DispensaryRow, MenuEntry, StockedRow
 from service.doctors import DoctorRow
-from service.geo import normalise_state
+from service.hours import OpenState, open_state
 from service.laws import LawRecord
 from service.paging import Page as ServicePage
 from service.paging import PageRequest
@@ -33,12 +34,22 @@ from .arguments import (
     DispensaryDealsLimit,
     DispensaryMenuLimit,
     DispensaryReviewsLimit,
+    MapBox,
+    NearPoint,
     NestedOffset,
+    OpenAt,
+    OpenNow,
+    PlaceOrder,
+    Radius,
+    States,
     StrainDispensariesLimit,
     StrainDispensariesState,
+    Zip,
 )
 from .context import Context
 from .enums import DispensaryType, StrainType
+from .places import dispensary_filters
+from .stockists import Offer, by_name_suffices, offers_by_pair
 
 T = TypeVar("T")
 
@@ -95,6 +106,12 @@ def _law_for(info: Info[Context, None], code: str) -> Law | None:
         return {code: Law.from_model(law) for code, law in found.items()}
 
     return ctx.batch.load("law", "state", code, fetch)
+
+
+@strawberry.type(description="A point in WGS84 decimal degrees.")
+class Location:
+    lat: float
+    lng: float
 
 
 @strawberry.type(
@@ -172,6 +189,36 @@ def _item_selects_strain(selections: Iterable[Selection]) -> bool:
     return False
 
 
+def _offer(root: "Dispensary", info: Info[Context, None]) -> Offer | None:
+    """The strain's menu item at a dispensary of Strain.dispensaries: from the service's page,
+    or on the batched path looked up for every such dispensary of the request at once."""
+    if root._offer is not None or root._stocking is None:
+        return root._offer
+    ctx = info.context
+    return ctx.batch.load(
+        "offer",
+        "stocking",
+        (root._stocking, root._pk),
+        lambda pairs: offers_by_pair(ctx.db, pairs),
+    )
+
+
+def _price(root: "Dispensary", info: Info[Context, None]) -> float | None:
+    offer = _offer(root, info)
+    return None if offer is None else offer[0]
+
+
+def _unit(root: "Dispensary", info: Info[Context, None]) -> str | None:
+    offer = _offer(root, info)
+    return None if offer is None else offer[1]
+
+
+_STOCKED = (
+    "The price (USD) and unit of the strain's menu item; only under Strain.dispensaries "
+    "(null elsewhere)."
+)
+
+
 def _review_count(root: "Dispensary", info: Info[Context, None]) -> int:
     """Counted, not the stored reviewCount column (REST's): that may count more reviews than are
     kept, and then paging through ``reviews`` would never reach it."""
@@ -195,15 +242,29 @@ class Dispensary:
     hours: Hours
     phone: str
     website: str
+    location: Location
+    timezone: str = strawberry.field(
+        description="IANA time zone of the hours, such as America/Denver."
+    )
     review_count: int = strawberry.field(
         resolver=_review_count,
         description="How many reviews the dispensary has: exactly the ones reviews pages through.",
     )
     distance: float | None = strawberry.field(
-        default=None, description="Miles from the zip searched; only on ZIP searches."
+        default=None,
+        description="Miles from the point searched (zip or near), one decimal; null otherwise.",
     )
+    price: float | None = strawberry.field(resolver=_price, description=_STOCKED)
+    unit: str | None = strawberry.field(resolver=_unit, description=_STOCKED)
     _pk: strawberry.Private[int] = 0
     _state: strawberry.Private[str] = ""
+    _hours: strawberry.Private[Mapping[str, str]] = field(default_factory=dict)
+    # Open or not at the list's instant (openNow, openAt), else worked out when first asked.
+    _open: strawberry.Private[OpenState | None] = None
+    # Under Strain.dispensaries: the strain's menu item there (the service's page), or else the
+    # strain's id, to look that item up when asked (the batched path).
+    _offer: strawberry.Private[Offer | None] = None
+    _stocking: strawberry.Private[int | None] = None
 
     @classmethod
     def from_model(
@@ -211,10 +272,19 @@ class Dispensary:
         d: DispensaryModel | DispensaryRow,
         info: Info[Context, None],
         distance: float | None = None,
+        *,
+        stocking: int | None = None,
     ) -> "Dispensary":
+        """``stocking``: under Strain.dispensaries, that strain's id (a StockedRow carries its
+        menu item itself)."""
         batch = info.context.batch
         batch.register_one("dispensary", d.id)
         batch.register_one("state", d.state)
+        timed = (
+            OpenState(is_open=d.is_open, next_change=d.next_change)
+            if isinstance(d, DispensaryRow) and d.is_open is not None
+            else None
+        )
         return cls(
             id=d.public_id,
             name=d.name,
@@ -225,10 +295,37 @@ class Dispensary:
             hours=Hours(**d.hours),
             phone=d.phone,
             website=d.website,
+            location=Location(lat=d.lat, lng=d.lng),
+            timezone=d.timezone,
             distance=distance,
             _pk=d.id,
             _state=d.state,
+            _hours=d.hours,
+            _open=timed,
+            _offer=(d.price, d.unit) if isinstance(d, StockedRow) else None,
+            _stocking=stocking,
         )
+
+    def _open_state(self, info: Info[Context, None]) -> OpenState:
+        if self._open is None:
+            self._open = open_state(self._hours, self.timezone, info.context.now())
+        return self._open
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Whether it is open: in a list asked with openNow or openAt, at that "
+        "instant; anywhere else now (the request's minute)."
+    )
+    def is_open(self, info: Info[Context, None]) -> bool:
+        return self._open_state(info).is_open
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="When it next opens or closes after the instant isOpen is for: ISO 8601 "
+        "with the dispensary's UTC offset; null when that never changes (no hours, or open round "
+        "the clock)."
+    )
+    def next_change(self, info: Info[Context, None]) -> str | None:
+        change = self._open_state(info).next_change
+        return None if change is None else change.isoformat()
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Active deals, soonest expiry first "
@@ -321,6 +418,11 @@ class Deal:
     category: str
     discount: str
     expires: str
+    distance: float | None = strawberry.field(
+        default=None,
+        description="Miles from the point searched (zip or near) to the dispensary, one "
+        "decimal; null otherwise.",
+    )
     _dispensary_pk: strawberry.Private[int] = 0
 
     @classmethod
@@ -339,6 +441,7 @@ class Deal:
             category=deal.category,
             discount=deal.discount,
             expires=_iso(deal.expires),
+            distance=deal.distance if isinstance(deal, DealRow) else None,
             _dispensary_pk=deal.dispensary_id,
         )
 
@@ -366,6 +469,12 @@ class Doctor:
     telehealth: bool
     rating: float
     price: float
+    location: Location
+    timezone: str = strawberry.field(description="IANA time zone, such as America/Denver.")
+    distance: float | None = strawberry.field(
+        default=None,
+        description="Miles from the point searched (zip or near), one decimal; null otherwise.",
+    )
 
     @classmethod
     def from_model(cls, doctor: DoctorModel | DoctorRow, info: Info[Context, None]) -> "Doctor":
@@ -378,6 +487,9 @@ class Doctor:
             telehealth=doctor.telehealth,
             rating=doctor.rating,
             price=doctor.price,
+            location=Location(lat=doctor.lat, lng=doctor.lng),
+            timezone=doctor.timezone,
+            distance=doctor.distance if isinstance(doctor, DoctorRow) else None,
         )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
@@ -429,28 +541,62 @@ class Strain:
         )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Dispensaries whose menu lists the strain, by name."
+        description="Dispensaries whose menu lists the strain, each with the item's price and "
+        "unit; by name unless sort says otherwise (nearest first around a point). Every filter "
+        "of Query.dispensaries that fits one strain."
     )
     def dispensaries(
         self,
         info: Info[Context, None],
         state: StrainDispensariesState = None,
+        states: States = None,
+        zip: Zip = None,
+        radius: Radius = None,
+        near: NearPoint = None,
+        bbox: MapBox = None,
+        open_now: OpenNow = None,
+        open_at: OpenAt = None,
+        sort: PlaceOrder = None,
         limit: StrainDispensariesLimit = bounds.STRAIN_DISPENSARIES.default,
         offset: NestedOffset = 0,
     ) -> list[Dispensary]:
         window = nested_window(limit, offset, bounds.STRAIN_DISPENSARIES)
-        code = normalise_state(state) if state is not None else None
+        filters = dispensary_filters(
+            state=state,
+            states=states,
+            zip=zip,
+            radius=radius,
+            near=near,
+            bbox=bbox,
+            open_now=open_now,
+            open_at=open_at,
+            sort=sort,
+        )
+        if by_name_suffices(filters):
+            return self._by_name(info, filters.state[0] if filters.state else None, window)
+        ctx = info.context
+        page = dispensaries.list_dispensaries(
+            ctx.db, filters, window, now=ctx.now, strain_id=self._pk
+        )
+        return [Dispensary.from_model(row, info, row.distance) for row in page.items]
+
+    def _by_name(
+        self, info: Info[Context, None], state: str | None, window: PageRequest
+    ) -> list[Dispensary]:
+        """The old field's arguments: the page of every strain of the request in one
+        statement, and each item's price and unit in one more when the query reads them."""
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DispensaryModel]]:
             found = dispensaries.dispensaries_by_strain(
-                ctx.session, ids, state=code, limit=window.limit, offset=window.offset
+                ctx.session, ids, state=state, limit=window.limit, offset=window.offset
             )
             _seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
+            ctx.batch.register("stocking", ((pk, d.id) for pk, rows in found.items() for d in rows))
             return found
 
-        rows = ctx.batch.load(("dispensaries", code, window), "strain", self._pk, fetch)
-        return [Dispensary.from_model(d, info) for d in rows]
+        rows = ctx.batch.load(("dispensaries", state, window), "strain", self._pk, fetch)
+        return [Dispensary.from_model(d, info, stocking=self._pk) for d in rows]
 
 
 SearchResult = Annotated[

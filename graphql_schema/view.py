@@ -19,7 +19,7 @@ from web.csp import page_headers
 from web.db import request_connection, request_session
 from web.limits import quota_snapshot
 from web.replay import mark_replayable
-from web.today import request_today
+from web.today import request_now, request_today
 
 from .context import Context
 from .deadline import OperationTimeout
@@ -76,6 +76,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
             connections=request_connection,
             sessions=request_session,
             today=request_today(),
+            now=request_now,
             deadline=time.monotonic() + self._time_budget_ms / 1000,
         )
 

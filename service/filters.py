@@ -92,7 +92,7 @@ def _many(
         raise InvalidParameter(f"{param} takes at most {MAX_VALUES} values", param=param)
     if any(not item.strip() for item in items):
         raise InvalidParameter(
-            f"{param} has an empty value: give values separated by commas, e.g. {param}=a,b",
+            f"{param} has an empty value: each of its values must be given",
             param=param,
         )
     return tuple(dict.fromkeys(str(one(item)) for item in items))

@@ -30,7 +30,9 @@ PRIVATE_API = (
 class CachingGraphQLView(ApiGraphQLView):
     """Results without errors are kept by data version, day, method, document, variables and
     operation name (the data only changes with a seed or import), with the document's cost;
-    such responses are marked replayable (``web.replay``)."""
+    such responses are marked replayable (``web.replay``). A result that read the request's
+    minute (``web.today.request_now``: opening hours "now") is answered again only within that
+    minute, as the replay store does."""
 
     def __init__(
         self, *, version: Callable[[], int], results: PageCache[bytes], **kwargs: Any
@@ -50,19 +52,30 @@ class CachingGraphQLView(ApiGraphQLView):
     ) -> ExecutionResult:
         version = self._version() if self._results.enabled else None
         tag = _result_tag(request_adapter.method, request_data, version, context.today)
-        if tag is not None and (cached := self._results.get(tag)) is not None:
-            data, cost = orjson.loads(cached)
-            result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
-        else:
+        cached = self._results.get(tag) if tag is not None else None
+        if cached is not None:
+            data, cost, until = orjson.loads(cached)
+            # Reading the clock marks this answer, too, as one for the current minute.
+            if until is not None and context.now().timestamp() >= until:
+                cached = None
+            else:
+                result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
+        if cached is None:
             result = super().execute_single(
                 request, request_adapter, sub_response, context, root_value, request_data
             )
             if tag is not None and not result.errors and result.data is not None:
                 cost = (result.extensions or {}).get("cost")
-                self._results.put(tag, orjson.dumps([result.data, cost]))
+                self._results.put(tag, orjson.dumps([result.data, cost, _until(context)]))
         if tag is not None and version is not None and not result.errors:
             g.graphql_cacheable = (version, context.today)
         return result
+
+
+def _until(context: Context) -> float | None:
+    """The epoch second a result stops being the answer: the end of the request's minute when
+    it read that minute (``g.clock_read``, set by web.today.request_now), else None (never)."""
+    return context.now().timestamp() + 60 if g.get("clock_read") else None
 
 
 def _result_tag(

@@ -18,9 +18,19 @@ RESOURCES = {
     "doctors": ("/api/v1/doctors", "doctors", "id", "id"),
 }
 CAMEL = {"thc_min": "thcMin", "thc_max": "thcMax", "cbd_min": "cbdMin", "cbd_max": "cbdMax"}
+# Names in messages: REST's lat and lng are GraphQL's near.lat and near.lng.
+MESSAGE_NAMES = {**CAMEL, "lat": "near.lat", "lng": "near.lng"}
 ENUM_PARAMS = {("strains", "type"), ("dispensaries", "type"), ("search", "type")}
 NUMBERS = {"limit", "offset", "thc_min", "thc_max", "cbd_min", "cbd_max", "radius"}
 BOOLEANS = {"delivery", "telehealth"}
+# REST's comma-separated parameter -> GraphQL's plural argument, which takes a list.
+PLURALS = {
+    "state": "states",
+    "type": "types",
+    "category": "categories",
+    "effect": "effects",
+    "flavor": "flavors",
+}
 
 
 def _graphql_literal(resource: str, name: str, value: str) -> str:
@@ -40,6 +50,16 @@ def _graphql_args(resource: str, params: dict[str, str]) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
+def _graphql_plural_args(resource: str, params: dict[str, str]) -> str:
+    """REST's comma lists as GraphQL's plural arguments: ``state=CA,CO`` is
+    ``states: ["CA", "CO"]``."""
+    parts = [
+        f"{PLURALS[k]}: [{', '.join(_graphql_literal(resource, k, v) for v in text.split(','))}]"
+        for k, text in params.items()
+    ]
+    return "(" + ", ".join(parts) + ")"
+
+
 class Transports:
     def __init__(self, client: FlaskClient, key: str) -> None:
         self.client = client
@@ -56,13 +76,17 @@ class Transports:
         assert response.status_code == 200, response.get_data(as_text=True)
         return response.get_json()
 
-    def list_both(self, resource: str, params: dict[str, str]) -> tuple[tuple, tuple]:
+    def list_both(
+        self, resource: str, params: dict[str, str], *, arguments: str | None = None
+    ) -> tuple[tuple, tuple]:
+        """REST's page and GraphQL's (``arguments``, by default ``params`` one for one)."""
         path, field, rest_key, gql_key = RESOURCES[resource]
         rest = self.rest(path, params)
         assert rest["status"] == 200, rest
+        if arguments is None:
+            arguments = _graphql_args(resource, params)
         gql = self.graphql(
-            f"{{ {field}{_graphql_args(resource, params)} "
-            f"{{ total limit offset items {{ {gql_key} }} }} }}"
+            f"{{ {field}{arguments} {{ total limit offset items {{ {gql_key} }} }} }}"
         )
         page = gql["data"][field]
         return (
@@ -105,6 +129,24 @@ def test_same_filters_give_the_same_ids_order_and_meta(
     both: Transports, resource: str, params: dict[str, str]
 ) -> None:
     rest, gql = both.list_both(resource, params)
+    assert rest == gql
+    assert rest[1] > 0, "the case should match something"
+
+
+@pytest.mark.parametrize(
+    ("resource", "params"),
+    [
+        ("strains", {"type": "indica,hybrid", "effect": "relaxed,happy"}),
+        ("strains", {"flavor": "earthy,Sweet"}),
+        ("dispensaries", {"state": "CA,co", "type": "medical,both"}),
+        ("deals", {"state": "CA,CO", "category": "flower,Edibles"}),
+        ("doctors", {"state": "NY,CA"}),
+    ],
+)
+def test_rests_comma_lists_give_what_graphqls_plural_lists_give(
+    both: Transports, resource: str, params: dict[str, str]
+) -> None:
+    rest, gql = both.list_both(resource, params, arguments=_graphql_plural_args(resource, params))
     assert rest == gql
     assert rest[1] > 0, "the case should match something"
 
@@ -161,8 +203,8 @@ def test_invalid_arguments_fail_with_the_same_message_and_code(
     [error] = gql["errors"]
     # The same message, naming each argument as its transport spells it (thcMin, thc_min).
     expected = rest["error"]["message"]
-    for snake, camel in CAMEL.items():
-        expected = re.sub(rf"\b{snake}\b", camel, expected)
+    for rest_name, gql_name in MESSAGE_NAMES.items():
+        expected = re.sub(rf"\b{rest_name}\b", gql_name, expected)
     assert error["message"] == expected
     assert error["extensions"]["code"] == rest["error"]["code"] == 400
     assert rest["error"]["param"] == param

@@ -7,14 +7,14 @@ from graphql_schema import make_schema
 from service import bounds
 from service.bounds import MAX_OFFSET, ListBound
 from service.filters import (
-    DEFAULT_RADIUS_MILES,
     MAX_CBD,
-    MAX_RADIUS_MILES,
     MAX_THC,
+    MAX_VALUES,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
     WORD_MAX_LENGTH,
 )
+from service.places import DEFAULT_RADIUS_MILES, MAX_RADIUS_MILES
 
 
 def _argument_descriptions() -> dict[tuple[str, str, str], str | None]:
@@ -33,7 +33,7 @@ def _argument_descriptions() -> dict[tuple[str, str, str], str | None]:
 
 def test_every_argument_of_every_field_has_a_description() -> None:
     found = _argument_descriptions()
-    assert len(found) == 46  # every argument of the 14 fields that take any
+    assert len(found) == 78  # every argument of the 14 fields that take any
     assert [key for key, text in found.items() if not (text and text.strip())] == []
 
 
@@ -97,7 +97,7 @@ def test_limit_and_offset_describe_the_lists_own_bounds(
         (
             ("Query", "dispensaries", "radius"),
             f"Miles from zip, greater than 0 and at most {MAX_RADIUS_MILES:g} (default "
-            f"{DEFAULT_RADIUS_MILES:g}); only with zip.",
+            f"{DEFAULT_RADIUS_MILES:g}); only with zip (around near, give near.radius).",
         ),
         (
             ("Query", "search", "q"),
@@ -109,7 +109,23 @@ def test_limit_and_offset_describe_the_lists_own_bounds(
             "Only deals of this category: flower, edibles, concentrates, vapes, pre-rolls, "
             "topicals or tinctures (any case).",
         ),
+        (
+            ("Query", "deals", "categories"),
+            "Several deal categories (flower, edibles, concentrates, vapes, pre-rolls, topicals "
+            f"or tinctures; any case), any of which matches (at most {MAX_VALUES}); not with "
+            "category.",
+        ),
         (("Query", "strains", "type"), "Only strains of this type: INDICA, SATIVA or HYBRID."),
+        (
+            ("Query", "strains", "types"),
+            "Several strain types (INDICA, SATIVA or HYBRID), any of which matches (at most "
+            f"{MAX_VALUES}); not with type.",
+        ),
+        (
+            ("Strain", "dispensaries", "states"),
+            "Several two-letter codes of US states, DC or territories (any case), any of which "
+            f"matches (at most {MAX_VALUES}); not with state.",
+        ),
         (("Query", "doctor", "id"), "The doctor's id, doc_<n>."),
     ],
 )

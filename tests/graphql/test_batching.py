@@ -28,6 +28,11 @@ query StrainsNested($limit: Int!) {
 }
 """
 
+STRAINS_PRICED = """
+query StrainsPriced($limit: Int!) {
+  strains(limit: $limit) { items { slug dispensaries(limit: 3) { id price unit } } }
+}
+"""
 PAGED_NESTED = """
 query PagedNested($limit: Int!) {
   dispensaries(limit: $limit) {
@@ -94,7 +99,11 @@ def test_a_repeated_query_is_answered_from_the_result_cache(
     assert again_count == 0  # key and data version reused, result cached: no statement at all
 
 
-@pytest.mark.parametrize("query", [NESTED, STRAINS_NESTED], ids=["dispensaries", "strains"])
+@pytest.mark.parametrize(
+    "query",
+    [NESTED, STRAINS_NESTED, STRAINS_PRICED],
+    ids=["dispensaries", "strains", "strains priced"],
+)
 def test_statement_count_is_the_same_for_5_and_100_parents(
     app: Flask, client: FlaskClient, api_keys: dict, query: str, run: Run
 ) -> None:
@@ -133,6 +142,18 @@ def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(
     # key lookup, page (its count, effects and flavors included), terpenes,
     # strain->dispensaries, law
     assert statements == 5
+
+
+def test_prices_of_a_strain_page_dispensaries_are_one_statement(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
+) -> None:
+    data, statements = run(app, client, api_keys["enterprise"], STRAINS_PRICED, 100)
+    priced = [d for s in data["strains"]["items"] for d in s["dispensaries"]]
+    assert len(priced) > 100
+    assert all(isinstance(d["price"], float) and d["unit"] for d in priced)
+    # key lookup, page (its count, effects and flavors included), strain->dispensaries, the
+    # cheapest menu item of every (strain, dispensary) pair
+    assert statements == 4
 
 
 ITEM = "fragment Item on MenuItem { strain { slug } }"

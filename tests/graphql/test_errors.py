@@ -58,13 +58,15 @@ def _only_error(body: dict[str, Any]) -> dict[str, Any]:
         ("strains", "cbdMin: 5, cbdMax: 1", "cbdMin must not be greater than cbdMax", "cbdMin"),
         ("strains", 'effect: "Happy!"', f"effect {WORD}", "effect"),
         ("strains", 'flavor: ""', f"flavor {WORD}", "flavor"),
+        ("strains", 'flavor: "earthy,Sweet!"', f"flavor {WORD}", "flavor"),  # REST's comma list
+        ("strains", 'flavors: ["earthy", "Sweet!"]', f"flavors {WORD}", "flavors"),
         ("dispensaries", "limit: 0", LIMIT_100, "limit"),
         ("dispensaries", 'state: "ZZ"', STATE, "state"),
         ("dispensaries", 'state: "California"', STATE, "state"),
         (
             "dispensaries",
             "radius: 5",
-            "radius needs zip (it is a distance from that ZIP code)",
+            "radius needs zip or near.lat/near.lng (it is a distance from that point)",
             "radius",
         ),
         (
@@ -488,6 +490,7 @@ def test_invalid_documents_are_rejected_with_code_400_and_no_data(
         ("query($l: Int!) { strains(limit: $l) { total } }", {"l": "x"}),
         ("query($l: Int!) { strains(limit: $l) { total } }", {"l": 3_000_000_000}),
         ("query($t: StrainType) { strains(type: $t) { total } }", {"t": "PURPLE"}),
+        ("query($t: [StrainType!]) { strains(types: $t) { total } }", {"t": ["PURPLE"]}),
         ("query($s: String!) { strain(slug: $s) { name } }", {"s": 5}),
     ],
 )

@@ -113,10 +113,13 @@ def test_strain_dispensaries_take_an_offset_by_name(gql, session: Session) -> No
     strain = _most_listed_strain(session)
     expected = _listing_dispensaries(session, strain.id)
     assert len(expected) > 8
+    # The batched relation, and the service's page (a time argument takes that path).
     data = gql.data(
-        f'{{ strain(slug: "{strain.slug}") {{ dispensaries(limit: 4, offset: 5) {{ id }} }} }}'
+        f'{{ strain(slug: "{strain.slug}") {{ dispensaries(limit: 4, offset: 5) {{ id }} '
+        "paged: dispensaries(limit: 4, offset: 5, openNow: false) { id } } }"
     )
     assert [x["id"] for x in data["strain"]["dispensaries"]] == expected[5:9]
+    assert [x["id"] for x in data["strain"]["paged"]] == expected[5:9]
 
 
 @pytest.mark.parametrize(

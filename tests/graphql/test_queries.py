@@ -173,6 +173,21 @@ def _listing_dispensaries(session: Session, strain_id: int, *where: Any) -> list
     return _dispensary_ids(session, Dispensary.id.in_(listed), *where)
 
 
+def _cheapest_offers(session: Session, strain_id: int) -> dict[str, tuple[float, str]]:
+    """Public id -> (price, unit) of the strain's cheapest menu item at each dispensary listing
+    it (the first in menu order on a tie)."""
+    found: dict[str, tuple[float, str]] = {}
+    offers = session.execute(
+        select(Dispensary.public_id, MenuItem.price, MenuItem.unit)
+        .join(MenuItem, MenuItem.dispensary_id == Dispensary.id)
+        .where(MenuItem.strain_id == strain_id)
+        .order_by(MenuItem.price, MenuItem.position)
+    )
+    for public_id, price, unit in offers:
+        found.setdefault(public_id, (price, unit))
+    return found
+
+
 def _most_listed_strain(session: Session) -> Strain:
     strain_id = session.scalar(
         select(MenuItem.strain_id)
@@ -393,6 +408,7 @@ def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case
         zip="93650",
         lat=36.84,
         lng=-119.80,
+        timezone="America/Los_Angeles",
         type="both",
         rating=4.0,
         review_count=0,
@@ -410,7 +426,7 @@ def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case
             ),
             name=f"{strain.name} (second listing)",
             category="flower",
-            price=10.0,
+            price=0.5,  # cheaper than any first listing: this is the price shown
             unit="g",
             strain_id=strain.id,
         ),
@@ -424,10 +440,69 @@ def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case
             strain_id=strain.id,
         ),
     )
-    data = gql.data(f'{{ strain(slug: "{strain.slug}") {{ dispensaries(limit: 100) {{ id }} }} }}')
-    ids = [d["id"] for d in data["strain"]["dispensaries"]]
-    assert ids == ["disp_990101", *listed]
-    assert ids.count(twice.public_id) == 1
+    # The batched relation (the old arguments), and the service's page (openNow: false).
+    data = gql.data(
+        f'{{ strain(slug: "{strain.slug}") {{ batched: dispensaries(limit: 100) {{ id price '
+        "unit } paged: dispensaries(limit: 100, openNow: false) { id price unit } } }"
+    )["strain"]
+    for found in (data["batched"], data["paged"]):
+        ids = [d["id"] for d in found]
+        assert ids == ["disp_990101", *listed]
+        assert ids.count(twice.public_id) == 1
+        prices = {d["id"]: (d["price"], d["unit"]) for d in found}
+        assert prices[twice.public_id] == (0.5, "g")
+        assert prices["disp_990101"] == (12.0, "g")
+
+
+@pytest.mark.parametrize("limit", [1, 5, 100])
+def test_strain_dispensaries_carry_the_cheapest_items_price_and_unit_on_either_path(
+    gql, session: Session, limit: int
+) -> None:
+    strain = _most_listed_strain(session)
+    # The old arguments take the batched relation; a time argument the service's page.
+    data = gql.data(
+        f'{{ strain(slug: "{strain.slug}") {{ batched: dispensaries(limit: {limit}) {{ id price '
+        f"unit }} paged: dispensaries(limit: {limit}, openNow: false) {{ id price unit }} }} }}"
+    )["strain"]
+    expected = _listing_dispensaries(session, strain.id)[:limit]
+    offers = _cheapest_offers(session, strain.id)
+    assert len(expected) == min(limit, len(offers))
+    for found in (data["batched"], data["paged"]):
+        assert [(d["id"], d["price"], d["unit"]) for d in found] == [
+            (public_id, *offers[public_id]) for public_id in expected
+        ]
+
+
+def test_prices_of_every_strain_on_a_page_are_its_own(gql, session: Session) -> None:
+    items = _all(gql, "strains", "slug dispensaries(limit: 3) { id price unit }")
+    ids = {s.slug: s.id for s in session.scalars(select(Strain))}
+    for item in items:
+        offers = _cheapest_offers(session, ids[item["slug"]])
+        found = {d["id"]: (d["price"], d["unit"]) for d in item["dispensaries"]}
+        assert found == {public_id: offers[public_id] for public_id in found}, item["slug"]
+
+
+def test_price_and_unit_are_null_outside_strain_dispensaries(gql, session: Session) -> None:
+    strain = _most_listed_strain(session)
+    data = gql.data(
+        "{ dispensaries(limit: 3) { items { id price unit } } "
+        "deals(limit: 3) { items { dispensary { price unit } } } "
+        f'strain(slug: "{strain.slug}") {{ dispensaries(limit: 1) {{ id price unit '
+        "menu { strain { slug dispensaries(limit: 1) { id price } } } } } }"
+    )
+    assert [(d["price"], d["unit"]) for d in data["dispensaries"]["items"]] == [(None, None)] * 3
+    assert [i["dispensary"] for i in data["deals"]["items"]] == [{"price": None, "unit": None}] * 3
+    [stocking] = data["strain"]["dispensaries"]
+    assert (stocking["price"], stocking["unit"]) == _cheapest_offers(session, strain.id)[
+        stocking["id"]
+    ]
+    # A strain reached again through the menu prices its own dispensaries.
+    nested = [m["strain"] for m in stocking["menu"] if m["strain"] is not None]
+    assert nested, "the most listed strain's first dispensary should list strains"
+    ids = {s.slug: s.id for s in session.scalars(select(Strain))}
+    for found in nested:
+        [first] = found["dispensaries"]
+        assert first["price"] == _cheapest_offers(session, ids[found["slug"]])[first["id"]][0]
 
 
 # --- dispensaries ------------------------------------------------------------------------------
