@@ -1,12 +1,19 @@
 """Throughput benchmark under gunicorn, as ratios to a bare Flask endpoint measured in the same run.
 
 Usage: .venv/bin/python bench/run.py [--seconds 5] [--warmup 1] [--connections 8]
-       [--backends sqlite,postgres] [--modes warm,cold] [--cases NAME,...]
+       [--backends sqlite,postgres] [--modes warm,cold] [--cases NAME,...] [--no-new]
 Needs `wrk` on PATH, Redis at REDIS_URL (two workers count quotas there) and, for the "postgres"
 backend, PostgreSQL at TEST_POSTGRES_URL (default 127.0.0.1). Servers bind 127.0.0.1; each run
 lasts --seconds after an unrecorded --warmup run of the same case (first requests compile
 statements, open connections and fill the replay store); every process started here is stopped
 by its pid.
+
+The "mixed traffic" case replays a trace of many distinct requests over every endpoint (bench/
+traffic.py, Zipf-popular, seed 22) through bench/mixed.lua: each mode first replays the distinct
+requests once and exits non-zero unless every one answers 200 (GraphQL without errors), then
+measures STEADY cycling for --seconds (after --warmup) and, on a freshly started server, a
+FIRST PASS: exactly one walk over the trace, the wrk threads splitting it. --no-new leaves out
+the requests of traffic.NEW_FEATURES.
 """
 
 import argparse
@@ -14,14 +21,18 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from datetime import date
+from http.client import HTTPConnection
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.request import urlopen
 
 from sqlalchemy import create_engine, make_url
@@ -29,6 +40,11 @@ from sqlalchemy import create_engine, make_url
 from models.db import make_engine, make_session_factory
 from seed import generate, load_dataset
 from service import keys
+
+# bench/traffic.py is imported where it is used: bench/ is on sys.path when this file runs as a
+# script, not when tests load it by path for its report lines.
+if TYPE_CHECKING:
+    from traffic import Request
 
 ROOT = Path(__file__).resolve().parents[1]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -45,6 +61,14 @@ CASES = [
     ("laws", "/api/v1/laws/CA", None),
     ("GraphQL nested page (20)", "/graphql", json.dumps({"query": NESTED})),
 ]
+WRK_THREADS = 2
+# The mixed-traffic case (bench/traffic.py's trace through bench/mixed.lua), matched by --cases
+# like the others; its rows are the two below.
+MIXED_CASE = "mixed traffic"
+MIXED_FIRST = f"{MIXED_CASE} (first pass)"
+MIXED_STEADY = f"{MIXED_CASE} (steady)"
+MIXED_SCRIPT = ROOT / "bench" / "mixed.lua"
+FIRST_PASS_LIMIT = 300  # seconds; a first pass still running then is cut short (and says so)
 
 
 def _free_port() -> int:
@@ -92,40 +116,92 @@ class Gunicorn:
             self.process.wait(timeout=10)
 
 
-def _measure(url: str, *, key: str | None, body: str | None, load: dict) -> dict:
+def _measure(
+    url: str, *, key: str | None, body: str | None, load: dict, lua: list[str] | None = None
+) -> dict:
     """One case: ``load["warmup"]`` seconds of load whose figures are dropped, then the run."""
+    connections = load["connections"]
     if load["warmup"] > 0:
-        _wrk(url, key=key, body=body, seconds=load["warmup"], connections=load["connections"])
-    return _wrk(url, key=key, body=body, seconds=load["seconds"], connections=load["connections"])
+        _wrk(url, key=key, body=body, seconds=load["warmup"], connections=connections, lua=lua)
+    return _wrk(url, key=key, body=body, seconds=load["seconds"], connections=connections, lua=lua)
 
 
-def _wrk(url: str, *, key: str | None, body: str | None, seconds: int, connections: int) -> dict:
-    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency"]
-    if key:
-        command += ["-H", f"X-API-Key: {key}"]
+def _wrk(
+    url: str,
+    *,
+    key: str | None,
+    body: str | None,
+    seconds: int,
+    connections: int,
+    lua: list[str] | None = None,
+) -> dict:
+    """wrk's figures for ``url``; ``lua`` is a script of ours and its arguments (then no body)."""
+    command = _wrk_command(key=key, seconds=seconds, connections=connections)
     script = None
-    if body is not None:
-        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
-            handle.write(
-                'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
-                f"wrk.body = {json.dumps(body)}\n"
-            )
-        script = handle.name
-        command += ["-s", script]
+    if lua:
+        command += ["-s", lua[0], url, "--", *lua[1:]]
+    else:
+        if body is not None:
+            with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as handle:
+                handle.write(
+                    'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n'
+                    f"wrk.body = {json.dumps(body)}\n"
+                )
+            script = handle.name
+            command += ["-s", script]
+        command.append(url)
     try:
         out = subprocess.run(
-            [*command, url], capture_output=True, text=True, timeout=seconds + 30, check=True
+            command, capture_output=True, text=True, timeout=seconds + 30, check=True
         ).stdout
     finally:
         if script is not None:
             os.unlink(script)
+    return _figures(out)
+
+
+def _wrk_command(*, key: str | None, seconds: int, connections: int) -> list[str]:
+    command = ["wrk", f"-t{WRK_THREADS}", f"-c{connections}", f"-d{seconds}s", "--latency"]
+    return [*command, "-H", f"X-API-Key: {key}"] if key else command
+
+
+def _figures(out: str) -> dict:
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return {
         "rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
         "p50": _ms(re.search(r"50%\s+([\d.]+\w+)", out).group(1)),
         "p99": _ms(re.search(r"99%\s+([\d.]+\w+)", out).group(1)),
         "errors": int(non_2xx.group(1)) if non_2xx else 0,
+        "requests": int(re.search(r"(\d+) requests in", out).group(1)),
     }
+
+
+def _first_pass(url: str, *, key: str, lua: list[str], connections: int) -> dict:
+    """One pass over a trace with bench/mixed.lua: each wrk thread notes in a file when its
+    share has been answered, and once all have, wrk is interrupted (SIGINT: it stops and
+    reports, over the time it ran). Its -d, FIRST_PASS_LIMIT, only bounds a pass that hangs."""
+    command = _wrk_command(key=key, seconds=FIRST_PASS_LIMIT, connections=connections)
+    with tempfile.TemporaryDirectory() as scratch:
+        done = Path(scratch) / "done"
+        command += ["-s", lua[0], url, "--", *lua[1:], "once", str(done)]
+        wrk = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            while wrk.poll() is None and _lines(done) < WRK_THREADS:
+                time.sleep(0.005)
+            if wrk.poll() is None:
+                wrk.send_signal(signal.SIGINT)
+            out, err = wrk.communicate(timeout=30)
+        finally:
+            if wrk.poll() is None:
+                wrk.kill()
+                wrk.wait()
+    if wrk.returncode:
+        raise RuntimeError(f"wrk exited with {wrk.returncode}: {err}")
+    return _figures(out)
+
+
+def _lines(path: Path) -> int:
+    return path.read_text().count("\n") if path.exists() else 0
 
 
 def _ms(text: str) -> float:
@@ -190,10 +266,16 @@ def _storages() -> dict[str, dict[str, str]]:
 
 
 def _measure_backend(
-    backend: str, workdir: Path, load: dict, modes: list[str], cases: list[tuple]
+    backend: str,
+    workdir: Path,
+    load: dict,
+    modes: list[str],
+    cases: list[tuple],
+    mixed: dict | None = None,
 ) -> list[tuple]:
     """Every case in each mode (two workers, quotas in Redis), plus the quota case with one
-    worker on each limiter storage."""
+    worker on each limiter storage; with ``mixed`` (build_trace's keywords) the mixed traffic
+    in each mode too."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
@@ -204,6 +286,10 @@ def _measure_backend(
     rows = []
     try:
         key = _seeded(url)
+        if mixed is not None:
+            trace = _trace(url, backend, mixed)
+            trace_file = workdir / f"trace-{backend}.tsv"
+            trace_file.write_text("".join(f"{r.method}\t{r.path}\t{r.body or ''}\n" for r in trace))
         storages = _storages()
         runs = [(mode, DEFAULT_STORE, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
@@ -215,19 +301,112 @@ def _measure_backend(
         for mode, store, cases in runs:
             one_worker = mode == ONE_WORKER_MODE
             env = {"DATABASE_URL": url, **storages[store], **MODES["warm" if one_worker else mode]}
-            app = Gunicorn(env, workers=1 if one_worker else 2)
-            try:
-                app.wait_ready("/health")
-                for case, path, body in cases:
-                    target = f"http://127.0.0.1:{app.port}{path}"
-                    result = _measure(target, key=key, body=body, load=load)
-                    rows.append((case, backend, mode, store, result))
-            finally:
-                app.stop()
+            if cases:
+                found = _measure_cases(env, 1 if one_worker else 2, key, cases, load)
+                rows += [(case, backend, mode, store, result) for case, result in found]
+            if mixed is not None and not one_worker:
+                found = _measure_mixed(env, key, trace, trace_file, load, f"{backend} {mode}")
+                rows += [(case, backend, mode, store, result) for case, result in found]
     finally:
         if cleanup:
             _drop_postgres(*cleanup)
     return rows
+
+
+def _measure_cases(
+    env: dict[str, str], workers: int, key: str, cases: list[tuple], load: dict
+) -> list[tuple[str, dict]]:
+    """Each case in turn on one server started for them."""
+    app = Gunicorn(env, workers=workers)
+    try:
+        app.wait_ready("/health")
+        return [
+            (case, _measure(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, load=load))
+            for case, path, body in cases
+        ]
+    finally:
+        app.stop()
+
+
+def _trace(url: str, backend: str, settings: dict) -> list["Request"]:
+    from traffic import build_trace, endpoint
+
+    engine = make_engine(url)
+    try:
+        trace = build_trace(engine, **settings)
+    finally:
+        engine.dispose()
+    covered = {endpoint(request) for request in trace}
+    print(
+        f"{MIXED_CASE} trace ({backend}): {len(trace)} requests, {len(set(trace))} distinct, "
+        f"{len(covered)} endpoints, new features {'on' if settings['new_features'] else 'off'}",
+        flush=True,
+    )
+    return trace
+
+
+def _measure_mixed(
+    env: dict[str, str], key: str, trace: list["Request"], trace_file: Path, load: dict, label: str
+) -> list[tuple[str, dict]]:
+    """The distinct requests replayed once (all must answer 200) and STEADY cycling on one
+    server, then a FIRST PASS over the trace on a freshly started one (nothing cached or
+    compiled in its workers): wrk stops each thread once its share has been answered."""
+    lua = [str(MIXED_SCRIPT), str(trace_file), str(WRK_THREADS)]
+    app = Gunicorn(env)
+    try:
+        app.wait_ready("/health")
+        _check_replay(app.port, key, list(dict.fromkeys(trace)), label)
+        url = f"http://127.0.0.1:{app.port}/"
+        steady = _measure(url, key=key, body=None, load=load, lua=[*lua, "cycle"])
+    finally:
+        app.stop()
+    app = Gunicorn(env)
+    try:
+        app.wait_ready("/health")
+        url = f"http://127.0.0.1:{app.port}/"
+        first = _first_pass(url, key=key, lua=lua, connections=load["connections"])
+    finally:
+        app.stop()
+    if first["requests"] < len(trace):
+        print(f"{label}: first pass cut short at {first['requests']} of {len(trace)} requests")
+    return [(MIXED_FIRST, first), (MIXED_STEADY, steady)]
+
+
+def _check_replay(port: int, key: str, requests: list["Request"], label: str) -> None:
+    """Send each request once and print how many answered each status; exit non-zero, naming
+    the first failures, unless every one answered 200 (and GraphQL without errors)."""
+    counts: Counter[str] = Counter()
+    failures = []
+    connection = HTTPConnection("127.0.0.1", port, timeout=60)
+    try:
+        for request in requests:
+            headers = {"X-API-Key": key}
+            if request.body is not None:
+                headers["Content-Type"] = "application/json"
+            connection.request(request.method, request.path, body=request.body, headers=headers)
+            response = connection.getresponse()
+            payload = response.read()
+            status = str(response.status)
+            if request.body is not None and status == "200" and "errors" in json.loads(payload):
+                status = "200 with GraphQL errors"
+            counts[status] += 1
+            if status != "200":
+                failures.append(
+                    f"  {status}: {request.method} {request.path} {request.body or ''}"
+                    f" -> {payload[:200].decode(errors='replace')}"
+                )
+    finally:
+        connection.close()
+    summary = ", ".join(f"{count} x {status}" for status, count in sorted(counts.items()))
+    print(
+        f"{MIXED_CASE} {label}: {len(requests)} distinct requests replayed: {summary}", flush=True
+    )
+    if failures:
+        sys.exit(
+            "\n".join(
+                [f"{len(failures)} request(s) of the trace did not answer 200:", *failures[:20]]
+            )
+        )
 
 
 def _rps(
@@ -284,6 +463,23 @@ def _targets(rows: list[tuple], backends: list[str], ceiling: float) -> list[str
                     f"{head}cost {1 - redis / memory:.0%} of memory:// throughput on the warm "
                     "strains list, one worker each (target <= 15%)"
                 )
+        lines += _mixed_targets(rows, backend, ceiling)
+    return lines
+
+
+def _mixed_targets(rows: list[tuple], backend: str, ceiling: float) -> list[str]:
+    lines = []
+    for mode, target in (("warm", 0.75), ("cold", 0.25)):
+        steady = _rps(rows, MIXED_STEADY, backend, mode, DEFAULT_STORE)
+        first = _rps(rows, MIXED_FIRST, backend, mode, DEFAULT_STORE)
+        head = f"{backend:<9}{MIXED_CASE} {mode}: "
+        if steady is None or first is None:
+            lines.append(f"{head}not measured (target >= {target:.0%})")
+        else:
+            lines.append(
+                f"{head}steady {steady / ceiling:.0%} of bare (target >= {target:.0%}); "
+                f"first pass {first / ceiling:.0%} of bare (for information)"
+            )
     return lines
 
 
@@ -297,10 +493,21 @@ def main() -> None:
     parser.add_argument(
         "--cases", default="", help="only the cases whose name contains one of these (comma list)"
     )
+    from traffic import NEW_FEATURES
+
+    parser.add_argument(
+        "--new",
+        action=argparse.BooleanOptionalAction,
+        default=NEW_FEATURES,
+        help="mixed traffic with the requests of traffic.NEW_FEATURES (--no-new: without them)",
+    )
     args = parser.parse_args()
     modes = args.modes.split(",")
     wanted = [word for word in args.cases.split(",") if word]
     cases = [c for c in CASES if not wanted or any(word in c[0] for word in wanted)]
+    mixed = {"new_features": args.new}
+    if wanted and not any(word in MIXED_CASE for word in wanted):
+        mixed = None
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (apt-get install wrk)")
     load = {"seconds": args.seconds, "warmup": args.warmup, "connections": args.connections}
@@ -311,7 +518,7 @@ def main() -> None:
     workdir = Path(tempfile.mkdtemp())
     rows = []
     for backend in backends:
-        rows += _measure_backend(backend, workdir, load, modes, cases)
+        rows += _measure_backend(backend, workdir, load, modes, cases, mixed)
     after = _bare(load)
     ceiling = (before["rps"] + after["rps"]) / 2
 
