@@ -74,3 +74,22 @@ def test_a_partial_run_says_what_it_did_not_measure(bench) -> None:
     assert "not measured" in _line(lines, "GraphQL nested page cold")
     assert "not measured" in _line(lines, "Redis quotas (leasing)")
     assert not any("nan" in line for line in lines)
+
+
+def test_open_now_and_mixed_traffic_have_their_target_lines(bench) -> None:
+    rows = [
+        _row(bench.OPEN_NOW_CASE, "cold", 1100),
+        _row(bench.MIXED_STEADY, "warm", 1600),
+        _row(bench.MIXED_FIRST, "warm", 900),
+        _row(bench.MIXED_STEADY, "cold", 560),
+        _row(bench.MIXED_FIRST, "cold", 400),
+    ]
+    # Mixed traffic is compared with bare Flask driven by the same script (2000 req/s here).
+    lines = bench._targets(rows, ["sqlite"], ceiling=4000, traced_ceiling=2000)
+
+    assert _line(lines, "open now near a point cold").endswith("28% of bare (target >= 25%)")
+    assert "not measured" in _line(lines, "open now near a point warm")
+    assert _line(lines, "mixed traffic warm").endswith(
+        "steady 80% of bare (target >= 75%); first pass 45% of bare (for information)"
+    )
+    assert "steady 28% of bare (target >= 25%)" in _line(lines, "mixed traffic cold")
