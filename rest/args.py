@@ -181,6 +181,8 @@ def _any_of(one: fields.String, what: str) -> DelimitedList:
         metadata={
             "description": f"{one.metadata['description']} Several {what}, separated by commas "
             f"or with the parameter repeated, match any of them (at most {MAX_VALUES}).",
+            "minItems": 1,
+            "maxItems": MAX_VALUES,
             ACCEPTS: list_pattern(grammar, MAX_VALUES),
         },
     )

@@ -65,7 +65,9 @@ def list_strain_dispensaries(
     price and unit; every parameter of GET /dispensaries (by name, or nearest first around a
     point). The cheapest item counts when a menu lists the strain more than once.
 
-    404 for an unknown strain. Rules across parameters as for GET /dispensaries.
+    404 for an unknown strain. Rules across parameters (a 400 names the parameter): at most one
+    of zip, lat/lng and bbox; lat and lng go together; radius needs zip or lat/lng;
+    sort=distance needs zip or lat/lng; not both open_now and open_at.
     """
     filters, page = args
     db = request_connection()

@@ -133,9 +133,9 @@ def locate(
     lat_name, lng_name = name("lat", "lat"), name("lng", "lng")
     radius_name, bbox_name = name("radius", "radius"), name("bbox", "bbox")
     if (lat is None) != (lng is None):
-        missing = lng_name if lng is None else lat_name
+        given, missing = (lat_name, lng_name) if lng is None else (lng_name, lat_name)
         raise InvalidParameter(
-            f"{lat_name} and {lng_name} go together: {missing} is missing", param=missing
+            f"{lat_name} and {lng_name} go together: {missing} is missing", param=given
         )
     # (how the message names it, the parameter error.param names)
     given = [

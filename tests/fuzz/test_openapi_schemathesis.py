@@ -49,6 +49,7 @@ from rest.args import (
     DoctorArgs,
     LawArgs,
     SearchArgs,
+    StockistArgs,
     StrainArgs,
 )
 from rest.blueprint import ALWAYS_ALLOWED
@@ -57,6 +58,8 @@ from rest.openapi import OPENAPI_PATH
 from service import keys
 from service.errors import InvalidParameter
 from service.geo import zip_point
+from service.places import locate
+from service.when import instant
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
 # Chosen now: coverage cases are built, credentials included, while collecting.
@@ -77,6 +80,7 @@ EVERY_CHECK = [check for check in CHECKS.get_all() if callable(check)]
 ARGUMENTS: dict[str, type[Schema]] = {
     "listStrains": StrainArgs,
     "listDispensaries": DispensaryArgs,
+    "listStrainDispensaries": StockistArgs,
     "listDeals": DealArgs,
     "listDoctors": DoctorArgs,
     "listLaws": LawArgs,
@@ -134,6 +138,92 @@ def _bad_city(query: dict[str, str]) -> bool:
 
 
 CITY_RULE = ProseRule("1 to 80 printable characters once runs of whitespace", "city", _bad_city)
+ZIP_RULE = ProseRule("A known five-digit US ZIP code", "zip", _unknown_zip)
+
+
+def _kinds(query: dict[str, str]) -> list[str]:
+    """The locations a query gives, as the parameter a 400 names for each (lat for lat/lng)."""
+    given = [("zip", "zip" in query), ("lat", "lat" in query or "lng" in query)]
+    given.append(("bbox", "bbox" in query))
+    return [param for param, present in given if present]
+
+
+def _lone(name: str, other: str) -> Callable[[dict[str, str]], bool]:
+    return lambda query: name in query and other not in query
+
+
+def _point(query: dict[str, str]) -> bool:
+    return "zip" in query or "lat" in query
+
+
+def _bad_box(query: dict[str, str]) -> bool:
+    if "bbox" not in query:
+        return False
+    try:
+        locate(bbox=query["bbox"])
+    except InvalidParameter:
+        return True
+    return False
+
+
+def _bad_instant(query: dict[str, str]) -> bool:
+    if "open_at" not in query:
+        return False
+    try:
+        instant(query["open_at"])
+    except InvalidParameter:
+        return True
+    return False
+
+
+def _place_rules(*, boxes: bool, timed: bool, sorts: bool = True) -> list[ProseRule]:
+    """The rules across the location (and time) parameters, written in the operation's
+    description, and those of bbox and open_at written in theirs."""
+    rules = [
+        ProseRule("lat and lng go together", "lat", _lone("lat", "lng")),
+        ProseRule("lat and lng go together", "lng", _lone("lng", "lat")),
+        ProseRule(
+            "radius needs zip or lat/lng",
+            "radius",
+            lambda q: "radius" in q and not _point(q),
+        ),
+        ZIP_RULE,
+        CITY_RULE,
+    ]
+    if sorts:
+        rules.append(
+            ProseRule(
+                "sort=distance needs zip or lat/lng",
+                "sort",
+                lambda q: q.get("sort", "").strip().lower() == "distance" and not _point(q),
+            )
+        )
+    if boxes:
+        for second in ("lat", "bbox"):
+            rules.append(
+                ProseRule(
+                    "at most one of zip, lat/lng and bbox",
+                    second,
+                    lambda q, second=second: len(_kinds(q)) > 1 and _kinds(q)[1] == second,
+                )
+            )
+        rules.append(ProseRule("South must not exceed north", "bbox", _bad_box))
+    else:
+        rules.append(
+            ProseRule("at most one of zip and lat/lng", "lat", lambda q: "zip" in q and "lat" in q)
+        )
+    if timed:
+        rules.append(
+            ProseRule(
+                "not both open_now and open_at",
+                "open_at",
+                lambda q: "open_now" in q and "open_at" in q,
+            )
+        )
+        rules.append(ProseRule("years 1970 to 2100", "open_at", _bad_instant))
+    return rules
+
+
 PROSE_RULES: dict[str, list[ProseRule]] = {
     # Two parameters each: written in the operation's description.
     "listStrains": [
@@ -146,13 +236,10 @@ PROSE_RULES: dict[str, list[ProseRule]] = {
     ],
     # One parameter, but not a pattern: a ZIP code in the gazetteer, a length counted after
     # whitespace is collapsed and printability as str.isprintable() sees it (any script).
-    "listDispensaries": [
-        ProseRule("radius needs zip", "radius", lambda q: "radius" in q and "zip" not in q),
-        ProseRule("A known five-digit US ZIP code", "zip", _unknown_zip),
-        CITY_RULE,
-    ],
-    "listDeals": [CITY_RULE],
-    "listDoctors": [CITY_RULE],
+    "listDispensaries": _place_rules(boxes=True, timed=True),
+    "listStrainDispensaries": _place_rules(boxes=True, timed=True),
+    "listDeals": _place_rules(boxes=False, timed=True),
+    "listDoctors": _place_rules(boxes=True, timed=False),
 }
 
 

@@ -73,11 +73,16 @@ def test_validation_error_names_parameter_and_range(api) -> None:
 
 
 def test_duplicated_parameter_is_rejected(api) -> None:
-    response = api.client.get(
-        "/api/v1/strains?type=indica&type=sativa", headers={"X-API-Key": api.key}
-    )
+    response = api.client.get("/api/v1/strains?thc_min=1&thc_min=2", headers={"X-API-Key": api.key})
     assert response.status_code == 400
-    assert response.get_json()["error"]["message"] == "type was given more than once"
+    assert response.get_json()["error"]["message"] == "thc_min was given more than once"
+
+
+def test_a_filter_taking_several_values_may_be_repeated(api) -> None:
+    repeated = api.json("/api/v1/strains", type=["indica", "sativa"], limit=100)
+    commas = api.json("/api/v1/strains", type="indica,sativa", limit=100)
+    assert repeated == commas
+    assert {s["type"] for s in repeated["data"]} == {"indica", "sativa"}
 
 
 @pytest.mark.parametrize(

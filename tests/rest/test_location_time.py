@@ -139,7 +139,7 @@ def test_a_box_across_the_antimeridian_is_a_400(api, path: str) -> None:
         ({"lat": "1e1", "lng": "0"}, "lat", "from -90 to 90"),
         ({"lat": "\u0663\u0667", "lng": "0"}, "lat", "from -90 to 90"),
         ({"lat": "10", "lng": "180.5"}, "lng", "from -180 to 180"),
-        ({"lat": "10"}, "lng", "lng is missing"),
+        ({"lat": "10"}, "lat", "lng is missing"),
         ({"radius": "5"}, "radius", "needs zip or lat/lng"),
         ({"sort": "distance"}, "sort", "needs a point"),
         ({"sort": "price"}, "sort", "must be one of"),

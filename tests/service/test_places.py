@@ -44,8 +44,8 @@ def test_longitudes_up_to_180_are_read(value: str) -> None:
 
 
 def test_lat_without_lng_names_the_missing_one() -> None:
-    assert "lng is missing" in _refused("lng", lat="1")
-    assert "lat is missing" in _refused("lat", lng="1")
+    assert "lng is missing" in _refused("lat", lat="1")
+    assert "lat is missing" in _refused("lng", lng="1")
 
 
 @pytest.mark.parametrize(
