@@ -74,6 +74,8 @@ def test_numbers_booleans_and_vocabularies_are_published_typed(document) -> None
     assert strains["type"]["schema"] == {
         "type": "array",
         "items": {"type": "string", "enum": list(STRAIN_TYPES)},
+        "minItems": 1,
+        "maxItems": 10,
     }
     assert (strains["type"]["style"], strains["type"]["explode"]) == ("form", False)
     dispensaries = _parameters(document, "/api/v1/dispensaries")
