@@ -190,3 +190,7 @@ class OptionalFloat(AbsentWhenNone, fields.Float):
 
 class OptionalString(AbsentWhenNone, fields.String):
     """A string that is left out when there is none."""
+
+
+class OptionalBoolean(AbsentWhenNone, fields.Boolean):
+    """A boolean that is left out when there is none (False is kept)."""

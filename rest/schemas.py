@@ -2,13 +2,13 @@
 
 from typing import Any, cast
 
-from marshmallow import EXCLUDE, fields, missing
+from marshmallow import EXCLUDE, fields
 
 from service.bounds import DISPENSARY_REVIEWS
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
 from .accel.dumping import CompiledSchema
-from .fields import OptionalFloat, OptionalString
+from .fields import OptionalBoolean, OptionalFloat, OptionalString
 
 DATE_FORMAT = "%Y-%m-%d"
 
@@ -78,7 +78,6 @@ _NEXT_CHANGE = (
     "When it next opens (if closed) or closes (if open): ISO 8601 with the dispensary's UTC "
     "offset; null when that never happens (always open, or no hours)."
 )
-_TIMED = ("is_open", "next_change")
 
 
 class DispensaryHitSchema(DispensaryItemSchema):
@@ -91,20 +90,14 @@ class DispensaryHitSchema(DispensaryItemSchema):
     lat = _lat()
     lng = _lng()
     timezone = _timezone()
-    is_open = fields.Boolean(metadata={"description": _IS_OPEN + " With open_now or open_at."})
+    is_open = OptionalBoolean(metadata={"description": _IS_OPEN + " With open_now or open_at."})
+    # The row has no next_change_text unless the request asked about time (then it may be
+    # None: never changes), so the field is left out, or null, as it should be.
     next_change = fields.String(
+        attribute="next_change_text",
         allow_none=True,
         metadata={"description": _NEXT_CHANGE + " With open_now or open_at."},
     )
-
-    def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
-        # obj is a service DispensaryRow; is_open is None when the request did not ask.
-        if attr in _TIMED:
-            if obj.is_open is None:
-                return missing
-            if attr == "next_change":
-                return obj.next_change.isoformat() if obj.next_change is not None else None
-        return super().get_attribute(obj, attr, default)
 
 
 class StockistSchema(DispensaryHitSchema):

@@ -76,6 +76,14 @@ class DispensaryRow:
     is_open: bool | None = None
     next_change: datetime | None = None
 
+    @property
+    def next_change_text(self) -> str | None:
+        """``next_change`` in ISO 8601 (None when it never changes). Absent (AttributeError)
+        when the request did not ask about time, so that an edge leaves the field out."""
+        if self.is_open is None:
+            raise AttributeError("next_change_text")
+        return self.next_change.isoformat() if self.next_change is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class StockedRow(DispensaryRow):
@@ -214,6 +222,25 @@ def _timed_candidates(shape: _Shape) -> AnySelect:
     return select(*near.c).where(*within).order_by(*_orders(near.c)[shape.sort])
 
 
+@lru_cache(maxsize=64)
+def _timed_nearby(shape: _Shape) -> AnySelect:
+    """Around a point (a radius bounds the rows): every candidate in order with all its listed
+    columns and its distance, so that the page needs no second statement."""
+    columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
+    where = [*_compared_where(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
+    if shape.stocking:
+        stocked = select(MenuItem.dispensary_id).where(
+            MenuItem.strain_id == bindparam("strain_id", type_=Integer)
+        )
+        where.append(Dispensary.id.in_(stocked))
+    found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
+    return (
+        select(*found.c)
+        .where(found.c.distance <= bindparam("radius", type_=Float))
+        .order_by(*_orders(found.c)[shape.sort])
+    )
+
+
 @lru_cache(maxsize=1)
 def _by_ids_statement() -> AnySelect:
     return select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
@@ -267,10 +294,14 @@ def list_dispensaries(
     return result
 
 
-def _row(columns: Sequence[Any], distance: float | None) -> DispensaryRow:
+def _row(
+    columns: Sequence[Any], distance: float | None, state: OpenState | None = None
+) -> DispensaryRow:
     return DispensaryRow(
         *columns,
         distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]
+        is_open=state.is_open if state is not None else None,
+        next_change=state.next_change if state is not None else None,
     )
 
 
@@ -296,8 +327,20 @@ def _open_page(
     """The candidates open at ``at`` in their own zones, paged in Python: the hours of each
     candidate are tested here (a zone per row is beyond a portable index), the listed columns
     read for the page's rows only."""
+    if shape.where == "near":
+        listed_columns = len(LISTED)
+        found: list[tuple[Any, OpenState]] = []
+        for row in rows(db, _timed_nearby(shape), params):
+            state = open_state(row.hours, row.timezone, at)
+            if state.is_open:
+                found.append((row, state))
+        items = [
+            _row(row[:listed_columns], row.distance, state)
+            for row, state in found[page.offset : page.offset + page.limit]
+        ]
+        return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
     candidates = rows(db, _timed_candidates(shape), params)
-    near = shape.where == "near"
+    near = False
     opened = []
     for candidate in candidates:
         state = open_state(hours_from_text(candidate.hours_text), candidate.timezone, at)
@@ -308,10 +351,7 @@ def _open_page(
     listed = {
         row.id: row for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _, _ in window]})
     }
-    items = [
-        replace(_row(listed[id_], distance), is_open=True, next_change=state.next_change)
-        for id_, distance, state in window
-    ]
+    items = [_row(listed[id_], distance, state) for id_, distance, state in window]
     return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
 
 

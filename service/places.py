@@ -133,9 +133,9 @@ def locate(
     lat_name, lng_name = name("lat", "lat"), name("lng", "lng")
     radius_name, bbox_name = name("radius", "radius"), name("bbox", "bbox")
     if (lat is None) != (lng is None):
-        given, missing = (lat_name, lng_name) if lng is None else (lng_name, lat_name)
+        alone, missing = (lat_name, lng_name) if lng is None else (lng_name, lat_name)
         raise InvalidParameter(
-            f"{lat_name} and {lng_name} go together: {missing} is missing", param=given
+            f"{lat_name} and {lng_name} go together: {missing} is missing", param=alone
         )
     # (how the message names it, the parameter error.param names)
     given = [
