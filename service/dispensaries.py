@@ -146,6 +146,11 @@ def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
     return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
 
 
+# Open now around a point within this many miles reads the candidates' listed columns at once
+# (a few dozen rows); a wider circle reads narrow rows and then the page's rows by id.
+WHOLE_ROWS_WITHIN_MILES = 100.0
+
+
 class _Shape(NamedTuple):
     """What a list statement depends on, besides its bind parameters."""
 
@@ -327,7 +332,7 @@ def _open_page(
     """The candidates open at ``at`` in their own zones, paged in Python: the hours of each
     candidate are tested here (a zone per row is beyond a portable index), the listed columns
     read for the page's rows only."""
-    if shape.where == "near":
+    if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
         listed_columns = len(LISTED)
         found: list[tuple[Any, OpenState]] = []
         for row in rows(db, _timed_nearby(shape), params):
@@ -340,7 +345,7 @@ def _open_page(
         ]
         return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
     candidates = rows(db, _timed_candidates(shape), params)
-    near = False
+    near = shape.where == "near"
     opened = []
     for candidate in candidates:
         state = open_state(hours_from_text(candidate.hours_text), candidate.timezone, at)
