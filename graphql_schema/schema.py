@@ -9,7 +9,7 @@ from strawberry import Info
 from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.types import ExecutionContext
 
-from service import bounds, deals, dispensaries, doctors, laws, search, strains
+from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
 from service.dispensaries import dispensaries_by_public_ids
 from service.doctors import doctors_by_public_ids
 from service.errors import NotFound
@@ -192,7 +192,7 @@ class Query:
             sort=sort,
         )
         ctx = info.context
-        page = dispensaries.list_dispensaries(
+        page = dispensary_lists.list_dispensaries(
             ctx.db, filters, PageRequest.within(bounds.DISPENSARIES, limit, offset), now=ctx.now
         )
         items = [Dispensary.from_model(row, info, row.distance) for row in page.items]

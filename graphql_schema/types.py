@@ -18,10 +18,11 @@ from models import Deal as DealModel
 from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
 from models import Review as ReviewModel
-from service import bounds, deals, dispensaries, laws, strains
+from service import bounds, deals, dispensaries, dispensary_lists, laws, strains
 from service.bounds import ListBound
 from service.deals import DealRow
-from service.dispensaries import DispensaryRow, MenuEntry, StockedRow
+from service.dispensaries import MenuEntry
+from service.dispensary_lists import DispensaryRow, StockedRow
 from service.doctors import DoctorRow
 from service.hours import OpenState, open_state
 from service.laws import LawRecord
@@ -575,7 +576,7 @@ class Strain:
         if by_name_suffices(filters):
             return self._by_name(info, filters.state[0] if filters.state else None, window)
         ctx = info.context
-        page = dispensaries.list_dispensaries(
+        page = dispensary_lists.list_dispensaries(
             ctx.db, filters, window, now=ctx.now, strain_id=self._pk
         )
         return [Dispensary.from_model(row, info, row.distance) for row in page.items]

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from service import dispensaries
+from service import dispensaries, dispensary_lists
 from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from web.db import request_connection, request_session
@@ -33,7 +33,7 @@ def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, 
     """
     filters, page = args
     return ok_page(
-        dispensaries.list_dispensaries(request_connection(), filters, page, now=request_now)
+        dispensary_lists.list_dispensaries(request_connection(), filters, page, now=request_now)
     )
 
 

@@ -3,7 +3,7 @@
 
 from typing import Any
 
-from service import dispensaries, strains
+from service import dispensary_lists, strains
 from service.filters import DispensaryFilters, StrainFilters
 from service.paging import PageRequest
 from web.db import request_connection
@@ -72,5 +72,7 @@ def list_strain_dispensaries(
     filters, page = args
     db = request_connection()
     strain = strains.find_strain(db, slug)
-    found = dispensaries.list_dispensaries(db, filters, page, now=request_now, strain_id=strain.id)
+    found = dispensary_lists.list_dispensaries(
+        db, filters, page, now=request_now, strain_id=strain.id
+    )
     return ok_page(found)

@@ -24,7 +24,7 @@ from rest.schemas import (
     detail_envelope,
     page_envelope,
 )
-from service import deals, dispensaries, doctors, laws, search, strains
+from service import deals, dispensaries, dispensary_lists, doctors, laws, search, strains
 from service.filters import (
     DealFilters,
     DispensaryFilters,
@@ -40,7 +40,7 @@ PAGE = PageRequest(limit=100)
 def _bodies(session: Session, today: date) -> dict[str, tuple[type[CompiledSchema], Any]]:
     """Every kind of body the REST views build, from the tiny dataset."""
     strain = strains.list_strains(session, StrainFilters(), PageRequest(limit=1)).items[0]
-    dispensary = dispensaries.list_dispensaries(session, DispensaryFilters(), PAGE).items[0]
+    dispensary = dispensary_lists.list_dispensaries(session, DispensaryFilters(), PAGE).items[0]
     return {
         "strains": (
             page_envelope(StrainItemSchema, "P1"),
@@ -52,12 +52,12 @@ def _bodies(session: Session, today: date) -> dict[str, tuple[type[CompiledSchem
         ),
         "dispensaries": (
             page_envelope(DispensaryHitSchema, "P2"),
-            ok_page(dispensaries.list_dispensaries(session, DispensaryFilters(), PAGE)),
+            ok_page(dispensary_lists.list_dispensaries(session, DispensaryFilters(), PAGE)),
         ),
         "nearby": (
             page_envelope(DispensaryHitSchema, "P3"),
             ok_page(
-                dispensaries.list_dispensaries(
+                dispensary_lists.list_dispensaries(
                     session, DispensaryFilters.create(zip="80202", radius=500.0), PAGE
                 )
             ),
@@ -114,8 +114,8 @@ def test_the_compiled_dump_equals_marshmallows(
 
 
 def test_absent_when_none_fields_are_left_out_not_null(session: Session) -> None:
-    plain = dispensaries.list_dispensaries(session, DispensaryFilters(), PageRequest(limit=3))
-    near = dispensaries.list_dispensaries(
+    plain = dispensary_lists.list_dispensaries(session, DispensaryFilters(), PageRequest(limit=3))
+    near = dispensary_lists.list_dispensaries(
         session, DispensaryFilters.create(zip="80202", radius=500.0), PageRequest(limit=3)
     )
     schema = DispensaryHitSchema()

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from models import Dispensary
 from models.db import ensure_math_functions, make_engine, make_session_factory
-from service.dispensaries import list_dispensaries
+from service.dispensary_lists import list_dispensaries
 from service.filters import DispensaryFilters
 from service.geo import miles_from, miles_sql, origin_terms, zip_point
 from service.paging import PageRequest

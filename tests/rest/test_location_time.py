@@ -16,7 +16,7 @@ from flask import Flask
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import service.dispensaries
+import service.dispensary_lists
 import web.accel.replay
 import web.today
 from models import Dispensary, Doctor, MenuItem, Strain
@@ -451,7 +451,7 @@ def test_open_at_around_a_point_gives_the_same_page_whichever_way_the_rows_are_r
     params = {"lat": busiest.lat, "lng": busiest.lng, "radius": 90, "open_at": FRIDAY_EVENING}
     at_once = _walk(api, "/api/v1/dispensaries", **params)
     # Every radius over the threshold: narrow rows first, then the page's rows by id.
-    monkeypatch.setattr(service.dispensaries, "WHOLE_ROWS_WITHIN_MILES", 0.0)
+    monkeypatch.setattr(service.dispensary_lists, "WHOLE_ROWS_WITHIN_MILES", 0.0)
     in_two_steps = _walk(api, "/api/v1/dispensaries", **params)
     assert in_two_steps == at_once
     assert at_once

@@ -1,4 +1,4 @@
-"""service.dispensaries.list_dispensaries on the shared tiny dataset: filters, order, proximity.
+"""service.dispensary_lists.list_dispensaries on the shared tiny dataset: filters, order, proximity.
 
 Expected rows come from the generated dataset in plain Python. Without a ZIP code dispensaries
 are ordered by name in lower case, then id; with one, nearest first (great-circle miles from
@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from models import Dispensary
 from seed import Dataset
-from service.dispensaries import DispensaryRow, list_dispensaries
+from service.dispensary_lists import DispensaryRow, list_dispensaries
 from service.errors import InvalidParameter
 from service.filters import DispensaryFilters
 from service.paging import PageRequest

@@ -19,7 +19,7 @@ from seed import Dataset
 from service import bounds
 from service.bounds import ListBound
 from service.deals import list_deals
-from service.dispensaries import list_dispensaries
+from service.dispensary_lists import list_dispensaries
 from service.doctors import list_doctors
 from service.errors import InvalidParameter
 from service.filters import (

@@ -1,0 +1,365 @@
+"""Dispensary list pages: filtered, near a point, in a map box, open at an instant, stocking a
+strain; by name, distance or rating. Both edges list dispensaries through ``list_dispensaries``."""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from sqlalchemy import Float, Integer, String, bindparam, cast, func, select
+
+from models import Dispensary, MenuItem
+from models.db import AnySelect, Reader
+
+from .filters import DispensaryFilters
+from .geo import miles_sql
+from .hours import OpenState, hours_from_text, open_state
+from .paging import Listing, Page, PageRequest, fetch_page, rows
+from .places import Box, Near, box_where, inside_tested_per_row, near_where
+from .when import Clock, current_minute
+
+# What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
+# and the keys that batching follows (id, state).
+LISTED = (
+    Dispensary.id,
+    Dispensary.public_id,
+    Dispensary.name,
+    Dispensary.address.label("address"),
+    Dispensary.type,
+    Dispensary.rating,
+    Dispensary.delivery,
+    Dispensary.hours,
+    Dispensary.phone,
+    Dispensary.website,
+    Dispensary.review_count,
+    Dispensary.state,
+    Dispensary.lat,
+    Dispensary.lng,
+    Dispensary.timezone,
+)
+# Filters that are column comparisons, by filter name: "any of" the values for tuples.
+_COMPARED = {
+    "state": Dispensary.state,
+    "city": Dispensary.city_key,
+    "type": Dispensary.type,
+    "delivery": Dispensary.delivery,
+}
+_MANY = ("state", "type")
+
+
+@dataclass(frozen=True, slots=True)
+class DispensaryRow:
+    """A dispensary in a list: the LISTED columns; ``distance`` (miles from the point, one
+    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time."""
+
+    id: int
+    public_id: str
+    name: str
+    address: str
+    type: str
+    rating: float
+    delivery: bool
+    hours: dict[str, str]
+    phone: str
+    website: str
+    review_count: int
+    state: str
+    lat: float
+    lng: float
+    timezone: str
+    distance: float | None = None
+    is_open: bool | None = None
+    next_change: datetime | None = None
+
+    @property
+    def next_change_text(self) -> str | None:
+        """``next_change`` in ISO 8601 (None when it never changes). Absent (AttributeError)
+        when the request did not ask about time, so that an edge leaves the field out."""
+        if self.is_open is None:
+            raise AttributeError("next_change_text")
+        return self.next_change.isoformat() if self.next_change is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class StockedRow(DispensaryRow):
+    """A dispensary whose menu has a strain, with that menu item's price (USD) and unit."""
+
+    price: float = 0.0
+    unit: str = ""
+
+
+def _compared(filters: DispensaryFilters) -> dict[str, Any]:
+    """The set filters among the comparisons, by name (their names are the parameters)."""
+    return {name: value for name in _COMPARED if (value := getattr(filters, name)) is not None}
+
+
+def _compared_where(compared: tuple[str, ...]) -> list[Any]:
+    """One comparison per set filter, each against the bind parameter of the filter's name."""
+    return [
+        _COMPARED[name].in_(bindparam(name, expanding=True))
+        if name in _MANY
+        else _COMPARED[name] == bindparam(name)
+        for name in compared
+    ]
+
+
+@lru_cache(maxsize=64)
+def _listing(compared: tuple[str, ...]) -> Listing:
+    return Listing.of(LISTED, _compared_where(compared), (Dispensary.sort_key, Dispensary.id))
+
+
+@lru_cache(maxsize=64)
+def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
+    """In a box, by name. A box of few rows is found through the (lat, lng) index and sorted;
+    in a ``wide`` box (service.places.WIDE_BOX_SQUARE_DEGREES) the page walks the name index
+    testing each row instead, and stops once full rather than sorting every row of the box.
+    The count always finds the box through the (lat, lng) index."""
+    where = _compared_where(compared)
+    inside = box_where(Dispensary.lat, Dispensary.lng)
+    count = select(func.count()).where(*where, inside)
+    tested = inside_tested_per_row(Dispensary.lat, Dispensary.lng) if wide else inside
+    return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
+
+
+# Open now around a point within this many miles reads the candidates' listed columns at once
+# (a few dozen rows); a wider circle reads narrow rows and then the page's rows by id.
+WHOLE_ROWS_WITHIN_MILES = 100.0
+
+
+class _Shape(NamedTuple):
+    """What a list statement depends on, besides its bind parameters."""
+
+    compared: tuple[str, ...]
+    where: str | None  # "near", "box" or None
+    stocking: bool  # only dispensaries whose menu has :strain_id
+    sort: str
+
+
+def _orders(columns: Any) -> dict[str, tuple[Any, ...]]:
+    """Each sort's ORDER BY over ``columns`` (a candidate subquery's); ties go to the name,
+    then the id, so that pages are stable."""
+    tail = (columns.sort_key, columns.id)
+    return {
+        "name": tail,
+        "rating": (columns.rating, *tail),
+        "-rating": (columns.rating.desc(), *tail),
+        "distance": (getattr(columns, "distance", None), *tail),
+    }
+
+
+@lru_cache(maxsize=128)
+def _candidates(shape: _Shape, *, timed: bool) -> Any:
+    """The narrow rows a list chooses from (id, name key, rating, distance with a point, and
+    with ``timed`` the hours as text and the zone): every filter but the clock applied, in the
+    list's order. A point narrows the rows through the (lat, lng) index by its bounding box and
+    the exact great-circle distance decides (service.geo.miles_sql), computed once per row."""
+    columns: list[Any] = [Dispensary.id, Dispensary.sort_key, Dispensary.rating]
+    where: list[Any] = _compared_where(shape.compared)
+    if shape.where == "near":
+        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
+        where.append(near_where(Dispensary.lat, Dispensary.lng))
+    elif shape.where == "box":
+        where.append(box_where(Dispensary.lat, Dispensary.lng))
+    if shape.stocking:
+        stocked = select(MenuItem.dispensary_id).where(
+            MenuItem.strain_id == bindparam("strain_id", type_=Integer)
+        )
+        where.append(Dispensary.id.in_(stocked))
+    if timed:
+        columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
+    near = select(*columns).where(*where).subquery("candidates")
+    within = [near.c.distance <= bindparam("radius", type_=Float)] if shape.where == "near" else []
+    return near, within
+
+
+@lru_cache(maxsize=128)
+def _ranked_listing(shape: _Shape) -> Listing:
+    """One page of the candidates in the list's order, each with the count of all of them;
+    only the page's rows are then joined for the listed columns."""
+    near, within = _candidates(shape, timed=False)
+    order = _orders(near.c)[shape.sort]
+    ranked = (
+        select(*near.c, func.count().over().label("total"))
+        .where(*within)
+        .order_by(*order)
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+        .subquery("ranked")
+    )
+    distance = [ranked.c.distance] if shape.where == "near" else []
+    page = (
+        select(*LISTED, *distance, ranked.c.total)
+        .join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
+        .order_by(*_orders(ranked.c)[shape.sort])
+    )
+    return Listing(page=page, count=select(func.count()).select_from(near).where(*within))
+
+
+@lru_cache(maxsize=128)
+def _timed_candidates(shape: _Shape) -> AnySelect:
+    """Every candidate in order, with what the clock test needs (see _candidates)."""
+    near, within = _candidates(shape, timed=True)
+    return select(*near.c).where(*within).order_by(*_orders(near.c)[shape.sort])
+
+
+@lru_cache(maxsize=64)
+def _timed_nearby(shape: _Shape) -> AnySelect:
+    """Around a point (a radius bounds the rows): every candidate in order with all its listed
+    columns and its distance, so that the page needs no second statement."""
+    columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
+    where = [*_compared_where(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
+    if shape.stocking:
+        stocked = select(MenuItem.dispensary_id).where(
+            MenuItem.strain_id == bindparam("strain_id", type_=Integer)
+        )
+        where.append(Dispensary.id.in_(stocked))
+    found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
+    return (
+        select(*found.c)
+        .where(found.c.distance <= bindparam("radius", type_=Float))
+        .order_by(*_orders(found.c)[shape.sort])
+    )
+
+
+@lru_cache(maxsize=1)
+def _by_ids_statement() -> AnySelect:
+    return select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
+
+
+def list_dispensaries(
+    db: Reader,
+    filters: DispensaryFilters,
+    page: PageRequest,
+    *,
+    now: Clock = current_minute,
+    strain_id: int | None = None,
+) -> Page[DispensaryRow]:
+    """One page of dispensaries: by name unless ``filters.sort`` says otherwise (nearest first
+    around a point by default). ``now`` gives the request's instant; it is only called for
+    ``open_now``. With ``strain_id``: only those whose menu has that strain, each with the
+    menu item's price and unit (StockedRow)."""
+    compared = _compared(filters)
+    where = filters.where
+    params: dict[str, Any] = {
+        name: list(value) if name in _MANY else value for name, value in compared.items()
+    }
+    if where is not None:
+        params.update(where.params())
+    if strain_id is not None:
+        params["strain_id"] = strain_id
+    shape = _Shape(
+        tuple(compared),
+        "near" if isinstance(where, Near) else "box" if isinstance(where, Box) else None,
+        strain_id is not None,
+        filters.sort,
+    )
+    when = filters.when
+    at = when.instant(now) if when is not None else None
+    if when is not None and at is not None and when.only_open:
+        result = _open_page(db, shape, params, page, at)
+    else:
+        if shape == _Shape(shape.compared, None, False, "name"):
+            found = fetch_page(db, _listing(shape.compared), params, page)
+            result = replace(found, items=[DispensaryRow(*row) for row in found.items])
+        elif shape == _Shape(shape.compared, "box", False, "name"):
+            assert isinstance(where, Box)  # the shape says so
+            found = fetch_page(db, _boxed_listing(shape.compared, where.wide), params, page)
+            result = replace(found, items=[DispensaryRow(*row) for row in found.items])
+        else:
+            result = _ranked_page(db, shape, params, page)
+        if at is not None:  # open_now=false: every row, each saying whether it is open
+            result = replace(result, items=[_timed(row, at) for row in result.items])
+    if strain_id is not None:
+        result = replace(result, items=_stocked(db, strain_id, result.items))
+    return result
+
+
+def _row(
+    columns: Sequence[Any], distance: float | None, state: OpenState | None = None
+) -> DispensaryRow:
+    return DispensaryRow(
+        *columns,
+        distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]
+        is_open=state.is_open if state is not None else None,
+        next_change=state.next_change if state is not None else None,
+    )
+
+
+def _ranked_page(
+    db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest
+) -> Page[DispensaryRow]:
+    found = fetch_page(db, _ranked_listing(shape), params, page)
+    listed = len(LISTED)
+    items = [
+        _row(row[:listed], row[listed] if shape.where == "near" else None) for row in found.items
+    ]
+    return replace(found, items=items)
+
+
+def _timed(row: DispensaryRow, at: datetime) -> DispensaryRow:
+    state = open_state(row.hours, row.timezone, at)
+    return replace(row, is_open=state.is_open, next_change=state.next_change)
+
+
+def _open_page(
+    db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
+) -> Page[DispensaryRow]:
+    """The candidates open at ``at`` in their own zones, paged in Python: the hours of each
+    candidate are tested here (a zone per row is beyond a portable index), the listed columns
+    read for the page's rows only."""
+    if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
+        listed_columns = len(LISTED)
+        found: list[tuple[Any, OpenState]] = []
+        for row in rows(db, _timed_nearby(shape), params):
+            state = open_state(row.hours, row.timezone, at)
+            if state.is_open:
+                found.append((row, state))
+        items = [
+            _row(row[:listed_columns], row.distance, state)
+            for row, state in found[page.offset : page.offset + page.limit]
+        ]
+        return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
+    candidates = rows(db, _timed_candidates(shape), params)
+    near = shape.where == "near"
+    opened = []
+    for candidate in candidates:
+        state = open_state(hours_from_text(candidate.hours_text), candidate.timezone, at)
+        if state.is_open:
+            distance = candidate.distance if near else None
+            opened.append((candidate.id, distance, state))
+    window = opened[page.offset : page.offset + page.limit]
+    listed = {
+        row.id: row for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _, _ in window]})
+    }
+    items = [_row(listed[id_], distance, state) for id_, distance, state in window]
+    return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
+
+
+def _stocked(db: Reader, strain_id: int, items: list[DispensaryRow]) -> list[DispensaryRow]:
+    """The page's dispensaries with the strain's menu item (the cheapest, if several)."""
+    offers: dict[int, tuple[float, str]] = {}
+    params = {"strain_id": strain_id, "ids": [row.id for row in items]}
+    found: Sequence[tuple[int, float, str]] = rows(db, _offers_statement(), params)
+    for dispensary_id, price, unit in found:
+        offers.setdefault(dispensary_id, (price, unit))
+    return [
+        StockedRow(**_fields(row), price=offers[row.id][0], unit=offers[row.id][1]) for row in items
+    ]
+
+
+def _fields(row: DispensaryRow) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in DispensaryRow.__dataclass_fields__}
+
+
+@lru_cache(maxsize=1)
+def _offers_statement() -> AnySelect:
+    """The menu items of :strain_id at the dispensaries in :ids, cheapest first."""
+    return (
+        select(MenuItem.dispensary_id, MenuItem.price, MenuItem.unit)
+        .where(
+            MenuItem.strain_id == bindparam("strain_id", type_=Integer),
+            MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)),
+        )
+        .order_by(MenuItem.dispensary_id, MenuItem.price, MenuItem.position)
+    )
