@@ -6,7 +6,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Float, Integer, String, bindparam, cast, func, select
+from sqlalchemy import Date, Float, Integer, String, Subquery, bindparam, cast, select
 from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
@@ -17,7 +17,17 @@ from .filters import DealFilters
 from .geo import miles_sql
 from .hours import hours_from_text, open_state
 from .ids import DEAL_ID
-from .paging import Listing, Page, PageRequest, fetch_page, rows, top_per_parent
+from .paging import (
+    Listing,
+    Page,
+    PageRequest,
+    compared_params,
+    compared_where,
+    fetch_page,
+    ranked_listing,
+    rows,
+    top_per_parent,
+)
 from .places import near_where
 from .when import Clock, current_minute
 
@@ -58,12 +68,7 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
     return [
         Deal.dispensary_id == Dispensary.id,
         Deal.expires >= bindparam("today", type_=Date),
-        *(
-            _COMPARED[name].in_(bindparam(name, expanding=True))
-            if name in _MANY
-            else _COMPARED[name] == bindparam(name)
-            for name in compared
-        ),
+        *compared_where(_COMPARED, compared, _MANY),
     ]
 
 
@@ -73,7 +78,7 @@ def _listing(compared: tuple[str, ...]) -> Listing:
 
 
 @lru_cache(maxsize=64)
-def _candidates(compared: tuple[str, ...], near: bool, sort: str, *, timed: bool) -> Any:
+def _candidates(compared: tuple[str, ...], near: bool, *, timed: bool) -> Any:
     """The narrow rows a list chooses from, every filter but the clock applied: a point narrows
     the dispensaries by its bounding box (the (lat, lng) index) and the exact distance decides."""
     columns: list[Any] = [Deal.id, Deal.expires]
@@ -96,28 +101,22 @@ def _order(columns: Any, sort: str) -> tuple[Any, ...]:
 
 @lru_cache(maxsize=64)
 def _ranked_listing(compared: tuple[str, ...], near: bool, sort: str) -> Listing:
-    found, within = _candidates(compared, near, sort, timed=False)
-    ranked = (
-        select(*found.c, func.count().over().label("total"))
-        .where(*within)
-        .order_by(*_order(found.c, sort))
-        .limit(bindparam("limit", type_=Integer))
-        .offset(bindparam("offset", type_=Integer))
-        .subquery("ranked")
-    )
-    distance = [ranked.c.distance] if near else []
-    page = (
-        select(*LISTED, *distance, ranked.c.total)
-        .join_from(ranked, Deal, Deal.id == ranked.c.id)
-        .join(Dispensary, Dispensary.id == Deal.dispensary_id)
-        .order_by(*_order(ranked.c, sort))
-    )
-    return Listing(page=page, count=select(func.count()).select_from(found).where(*within))
+    found, within = _candidates(compared, near, timed=False)
+
+    def listed(ranked: Subquery) -> AnySelect:
+        distance = [ranked.c.distance] if near else []
+        return (
+            select(*LISTED, *distance)
+            .join_from(ranked, Deal, Deal.id == ranked.c.id)
+            .join(Dispensary, Dispensary.id == Deal.dispensary_id)
+        )
+
+    return ranked_listing(found, within, lambda columns: _order(columns, sort), listed)
 
 
 @lru_cache(maxsize=64)
 def _timed_candidates(compared: tuple[str, ...], near: bool, sort: str) -> AnySelect:
-    found, within = _candidates(compared, near, sort, timed=True)
+    found, within = _candidates(compared, near, timed=True)
     return select(*found.c).where(*within).order_by(*_order(found.c, sort))
 
 
@@ -135,9 +134,7 @@ def list_deals(
     first around a point (``filters.sort``). ``now`` gives the request's instant, called only
     for ``open_now`` (the deal's dispensary open then)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    params: dict[str, Any] = {
-        name: list(value) if name in _MANY else value for name, value in compared.items()
-    }
+    params = compared_params(compared, _MANY)
     params["today"] = today
     near = filters.where is not None
     if filters.where is not None:

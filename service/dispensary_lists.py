@@ -7,7 +7,17 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Float, Integer, String, bindparam, cast, func, select
+from sqlalchemy import (
+    ColumnElement,
+    Float,
+    Integer,
+    String,
+    Subquery,
+    bindparam,
+    cast,
+    func,
+    select,
+)
 
 from models import Dispensary, MenuItem
 from models.db import AnySelect, Reader
@@ -15,8 +25,17 @@ from models.db import AnySelect, Reader
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .hours import OpenState, hours_from_text, open_state
-from .paging import Listing, Page, PageRequest, fetch_page, rows
-from .places import Box, Near, box_where, inside_tested_per_row, near_where
+from .paging import (
+    Listing,
+    Page,
+    PageRequest,
+    compared_params,
+    compared_where,
+    fetch_page,
+    ranked_listing,
+    rows,
+)
+from .places import Box, Near, box_where, inside_tested_per_row, near_where, place_order
 from .when import Clock, current_minute
 
 # What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
@@ -95,13 +114,15 @@ def _compared(filters: DispensaryFilters) -> dict[str, Any]:
 
 
 def _compared_where(compared: tuple[str, ...]) -> list[Any]:
-    """One comparison per set filter, each against the bind parameter of the filter's name."""
-    return [
-        _COMPARED[name].in_(bindparam(name, expanding=True))
-        if name in _MANY
-        else _COMPARED[name] == bindparam(name)
-        for name in compared
-    ]
+    return compared_where(_COMPARED, compared, _MANY)
+
+
+def _stocking() -> ColumnElement[bool]:
+    """Only dispensaries whose menu has the strain ``:strain_id``."""
+    stocked = select(MenuItem.dispensary_id).where(
+        MenuItem.strain_id == bindparam("strain_id", type_=Integer)
+    )
+    return Dispensary.id.in_(stocked)
 
 
 @lru_cache(maxsize=64)
@@ -136,18 +157,6 @@ class _Shape(NamedTuple):
     sort: str
 
 
-def _orders(columns: Any) -> dict[str, tuple[Any, ...]]:
-    """Each sort's ORDER BY over ``columns`` (a candidate subquery's); ties go to the name,
-    then the id, so that pages are stable."""
-    tail = (columns.sort_key, columns.id)
-    return {
-        "name": tail,
-        "rating": (columns.rating, *tail),
-        "-rating": (columns.rating.desc(), *tail),
-        "distance": (getattr(columns, "distance", None), *tail),
-    }
-
-
 @lru_cache(maxsize=128)
 def _candidates(shape: _Shape, *, timed: bool) -> Any:
     """The narrow rows a list chooses from (id, name key, rating, distance with a point, and
@@ -162,10 +171,7 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
     elif shape.where == "box":
         where.append(box_where(Dispensary.lat, Dispensary.lng))
     if shape.stocking:
-        stocked = select(MenuItem.dispensary_id).where(
-            MenuItem.strain_id == bindparam("strain_id", type_=Integer)
-        )
-        where.append(Dispensary.id.in_(stocked))
+        where.append(_stocking())
     if timed:
         columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
     near = select(*columns).where(*where).subquery("candidates")
@@ -178,29 +184,20 @@ def _ranked_listing(shape: _Shape) -> Listing:
     """One page of the candidates in the list's order, each with the count of all of them;
     only the page's rows are then joined for the listed columns."""
     near, within = _candidates(shape, timed=False)
-    order = _orders(near.c)[shape.sort]
-    ranked = (
-        select(*near.c, func.count().over().label("total"))
-        .where(*within)
-        .order_by(*order)
-        .limit(bindparam("limit", type_=Integer))
-        .offset(bindparam("offset", type_=Integer))
-        .subquery("ranked")
-    )
-    distance = [ranked.c.distance] if shape.where == "near" else []
-    page = (
-        select(*LISTED, *distance, ranked.c.total)
-        .join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
-        .order_by(*_orders(ranked.c)[shape.sort])
-    )
-    return Listing(page=page, count=select(func.count()).select_from(near).where(*within))
+
+    def listed(ranked: Subquery) -> AnySelect:
+        distance = [ranked.c.distance] if shape.where == "near" else []
+        page = select(*LISTED, *distance)
+        return page.join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
+
+    return ranked_listing(near, within, lambda columns: place_order(columns, shape.sort), listed)
 
 
 @lru_cache(maxsize=128)
 def _timed_candidates(shape: _Shape) -> AnySelect:
     """Every candidate in order, with what the clock test needs (see _candidates)."""
     near, within = _candidates(shape, timed=True)
-    return select(*near.c).where(*within).order_by(*_orders(near.c)[shape.sort])
+    return select(*near.c).where(*within).order_by(*place_order(near.c, shape.sort))
 
 
 @lru_cache(maxsize=64)
@@ -210,15 +207,12 @@ def _timed_nearby(shape: _Shape) -> AnySelect:
     columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
     where = [*_compared_where(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
     if shape.stocking:
-        stocked = select(MenuItem.dispensary_id).where(
-            MenuItem.strain_id == bindparam("strain_id", type_=Integer)
-        )
-        where.append(Dispensary.id.in_(stocked))
+        where.append(_stocking())
     found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
     return (
         select(*found.c)
         .where(found.c.distance <= bindparam("radius", type_=Float))
-        .order_by(*_orders(found.c)[shape.sort])
+        .order_by(*place_order(found.c, shape.sort))
     )
 
 
@@ -241,9 +235,7 @@ def list_dispensaries(
     menu item's price and unit (StockedRow)."""
     compared = _compared(filters)
     where = filters.where
-    params: dict[str, Any] = {
-        name: list(value) if name in _MANY else value for name, value in compared.items()
-    }
+    params = compared_params(compared, _MANY)
     if where is not None:
         params.update(where.params())
     if strain_id is not None:

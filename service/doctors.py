@@ -5,7 +5,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Float, Integer, bindparam, func, select
+from sqlalchemy import Float, Subquery, bindparam, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
@@ -15,8 +15,17 @@ from .errors import NotFound
 from .filters import DoctorFilters
 from .geo import miles_sql
 from .ids import DOCTOR_ID
-from .paging import Listing, Page, PageRequest, fetch_page, rows
-from .places import Box, Near, box_where, near_where
+from .paging import (
+    Listing,
+    Page,
+    PageRequest,
+    compared_params,
+    compared_where,
+    fetch_page,
+    ranked_listing,
+    rows,
+)
+from .places import Box, Near, box_where, near_where, place_order
 
 
 @dataclass(frozen=True)
@@ -50,32 +59,13 @@ LISTED = (
 )
 # The filters, by name (each compared with the bind parameter of its name; "any of" the states).
 _COMPARED = {"state": Doctor.state, "city": Doctor.city_key, "telehealth": Doctor.telehealth}
-
-
-def _where(compared: tuple[str, ...]) -> list[Any]:
-    return [
-        _COMPARED[name].in_(bindparam(name, expanding=True))
-        if name == "state"
-        else _COMPARED[name] == bindparam(name)
-        for name in compared
-    ]
+_MANY = ("state",)
 
 
 @lru_cache(maxsize=16)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    return Listing.of(LISTED, _where(compared), (Doctor.sort_key, Doctor.id))
-
-
-def _order(columns: Any, sort: str) -> tuple[Any, ...]:
-    """Each sort's ORDER BY; ties go to the name, then the id (stable pages)."""
-    tail = (columns.sort_key, columns.id)
-    if sort == "distance":
-        return (columns.distance, *tail)
-    if sort == "rating":
-        return (columns.rating, *tail)
-    if sort == "-rating":
-        return (columns.rating.desc(), *tail)
-    return tail
+    where = compared_where(_COMPARED, compared, _MANY)
+    return Listing.of(LISTED, where, (Doctor.sort_key, Doctor.id))
 
 
 @lru_cache(maxsize=64)
@@ -83,7 +73,7 @@ def _ranked_listing(compared: tuple[str, ...], where: str | None, sort: str) -> 
     """A page of the matching doctors in ``sort`` order: narrow rows (id, name key, rating,
     distance around a point) ranked first, the listed columns joined for the page only."""
     columns: list[Any] = [Doctor.id, Doctor.sort_key, Doctor.rating]
-    conditions = _where(compared)
+    conditions = compared_where(_COMPARED, compared, _MANY)
     if where == "near":
         columns.append(miles_sql(Doctor.lat, Doctor.lng).label("distance"))
         conditions.append(near_where(Doctor.lat, Doctor.lng))
@@ -91,30 +81,19 @@ def _ranked_listing(compared: tuple[str, ...], where: str | None, sort: str) -> 
         conditions.append(box_where(Doctor.lat, Doctor.lng))
     found = select(*columns).where(*conditions).subquery("candidates")
     within = [found.c.distance <= bindparam("radius", type_=Float)] if where == "near" else []
-    ranked = (
-        select(*found.c, func.count().over().label("total"))
-        .where(*within)
-        .order_by(*_order(found.c, sort))
-        .limit(bindparam("limit", type_=Integer))
-        .offset(bindparam("offset", type_=Integer))
-        .subquery("ranked")
-    )
-    distance = [ranked.c.distance] if where == "near" else []
-    page = (
-        select(*LISTED, *distance, ranked.c.total)
-        .join_from(ranked, Doctor, Doctor.id == ranked.c.id)
-        .order_by(*_order(ranked.c, sort))
-    )
-    return Listing(page=page, count=select(func.count()).select_from(found).where(*within))
+
+    def listed(ranked: Subquery) -> AnySelect:
+        distance = [ranked.c.distance] if where == "near" else []
+        return select(*LISTED, *distance).join_from(ranked, Doctor, Doctor.id == ranked.c.id)
+
+    return ranked_listing(found, within, lambda columns: place_order(columns, sort), listed)
 
 
 def list_doctors(db: Reader, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
     """Return one page of doctors matching ``filters``: by name (any case) then id unless
     ``filters.sort`` says otherwise (nearest first around a point by default)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
-    params: dict[str, Any] = {
-        name: list(value) if name == "state" else value for name, value in compared.items()
-    }
+    params = compared_params(compared, _MANY)
     where = filters.where
     if where is None and filters.sort == "name":
         found = fetch_page(db, _listing(tuple(compared)), params, page)

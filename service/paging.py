@@ -1,7 +1,7 @@
 """Limit/offset paging: the validated page window (each list's bounds are in ``bounds``) and
 the prebuilt list statements (Listing, fetch_page)."""
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, TypeVarTuple
 
@@ -12,6 +12,7 @@ from sqlalchemy import (
     Integer,
     Row,
     Select,
+    Subquery,
     bindparam,
     func,
     select,
@@ -113,6 +114,50 @@ class Listing:
             .offset(bindparam("offset", type_=Integer)),
             count=count,
         )
+
+
+def compared_where(
+    columns: Mapping[str, Any], compared: Iterable[str], many: Iterable[str] = ()
+) -> list[ColumnElement[bool]]:
+    """One condition per set filter, against the bind parameter of the filter's name: for the
+    filters in ``many`` (values "any of", bound as a list) an expanding IN, else equality."""
+    several = set(many)
+    return [
+        columns[name].in_(bindparam(name, expanding=True))
+        if name in several
+        else columns[name] == bindparam(name)
+        for name in compared
+    ]
+
+
+def compared_params(compared: Mapping[str, Any], many: Iterable[str] = ()) -> dict[str, Any]:
+    """The bind parameters of :func:`compared_where`: a list for each filter in ``many``."""
+    several = set(many)
+    return {name: list(value) if name in several else value for name, value in compared.items()}
+
+
+def ranked_listing(
+    candidates: Subquery,
+    within: Sequence[ColumnElement[bool]],
+    order: Callable[[Any], Sequence[Any]],
+    listed: Callable[[Subquery], AnySelect],
+) -> Listing:
+    """A list whose order the database cannot read from an index (by distance, by rating, in
+    a circle): the narrow ``candidates`` rows (an ``id`` and what ``order`` sorts by) kept by
+    ``within`` are ranked and counted in one pass (a window count), and ``listed`` joins the
+    listed columns to the page's rows only."""
+    ranked = (
+        select(*candidates.c, func.count().over().label("total"))
+        .where(*within)
+        .order_by(*order(candidates.c))
+        .limit(bindparam("limit", type_=Integer))
+        .offset(bindparam("offset", type_=Integer))
+        .subquery("ranked")
+    )
+    return Listing(
+        page=listed(ranked).add_columns(ranked.c.total).order_by(*order(ranked.c)),
+        count=select(func.count()).select_from(candidates).where(*within),
+    )
 
 
 def rows(db: Reader, stmt: Select[*Ts], params: Mapping[str, Any]) -> Sequence[Row[*Ts]]:

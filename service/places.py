@@ -8,6 +8,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import ColumnElement, Float, SQLColumnExpression, and_, bindparam, case, literal
 
@@ -209,3 +210,17 @@ def inside_tested_per_row(
     walks the name index."""
     inside = case((box_where(lat, lng), literal(1)), else_=literal(0))
     return inside != literal(0)
+
+
+def place_order(columns: Any, sort: str) -> tuple[Any, ...]:
+    """The ORDER BY of a list of places (dispensaries, doctors) over ``columns`` (a candidate
+    subquery's: id, sort_key, rating, and distance around a point) for ``sort``: ties go to
+    the name, then the id, so that pages are stable."""
+    tail = (columns.sort_key, columns.id)
+    if sort == "distance":
+        return (columns.distance, *tail)
+    if sort == "rating":
+        return (columns.rating, *tail)
+    if sort == "-rating":
+        return (columns.rating.desc(), *tail)
+    return tail
