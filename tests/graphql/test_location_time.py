@@ -12,9 +12,10 @@ from sqlalchemy.orm import Session
 
 import web.today
 from graphql_schema.enums import DealSort, PlaceSort
-from models import Dispensary, MenuItem, Strain
+from models import Dispensary
 from service.filters import DEAL_SORTS, PLACE_SORTS
 from service.hours import open_state
+from tests.menus import most_listed_strain
 
 FRIDAY_EVENING = "2026-12-04T19:30:00-07:00"
 DENVER = {"lat": 39.7392, "lng": -104.9903}
@@ -37,16 +38,6 @@ def _gql_all(gql, field: str, arguments: str, selection: str, page: int = 100) -
         items.extend(found["items"])
         if len(items) >= found["total"]:
             return items
-
-
-def _most_listed_strain(session: Session) -> Strain:
-    strain_id = session.scalar(
-        select(MenuItem.strain_id)
-        .where(MenuItem.strain_id.is_not(None))
-        .group_by(MenuItem.strain_id)
-        .order_by(func.count(func.distinct(MenuItem.dispensary_id)).desc(), MenuItem.strain_id)
-    )
-    return session.get_one(Strain, strain_id)
 
 
 # --- where: the same rows, order and distances as REST ------------------------------------------
@@ -229,7 +220,7 @@ def test_open_now_false_reports_every_dispensary_with_its_state_now(
 def test_strain_dispensaries_near_a_point_carry_price_and_unit_as_rest(
     gql, api, session: Session
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(
         f'{{ strain(slug: "{strain.slug}") {{ dispensaries(near: {{lat: 39.7392, '
         "lng: -104.9903, radius: 500}, limit: 100) { id distance price unit } } }"
@@ -248,7 +239,7 @@ def test_strain_dispensaries_near_a_point_carry_price_and_unit_as_rest(
 
 
 def test_strain_dispensaries_open_at_and_sorted_equal_rest(gql, api, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(
         f'{{ strain(slug: "{strain.slug}") {{ dispensaries(openAt: "{FRIDAY_EVENING}", '
         "sort: RATING_DESC, limit: 100) { id isOpen price } } }"
@@ -355,7 +346,7 @@ def test_a_bad_location_time_or_list_argument_names_it(
 
 
 def test_a_bad_strain_dispensaries_argument_nulls_the_strain(gql, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     body = gql(
         f'{{ strain(slug: "{strain.slug}") {{ slug dispensaries(bbox: {{west: 1, south: 2, '
         "east: 3, north: 1}) { id } } }"
@@ -374,7 +365,7 @@ def test_a_bad_strain_dispensaries_argument_nulls_the_strain(gql, session: Sessi
 def test_the_cost_estimate_counts_strain_dispensaries_as_a_list_of_its_limit(
     gql, session: Session
 ) -> None:
-    slug = _most_listed_strain(session).slug
+    slug = most_listed_strain(session).slug
     body = gql(
         f'{{ strain(slug: "{slug}") {{ dispensaries(limit: 7, near: {{lat: 39.7, lng: -105}}) '
         "{ id price unit } } }"

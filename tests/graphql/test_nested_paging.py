@@ -9,11 +9,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models import Dispensary, MenuItem, Review
-from tests.graphql.test_queries import (
-    _active_deals,
-    _listing_dispensaries,
-    _most_listed_strain,
-)
+from tests.graphql.test_queries import _active_deals, _listing_dispensaries
+from tests.menus import most_listed_strain
 
 OFFSET = "offset must be an integer from 0 to 1000000"
 
@@ -110,7 +107,7 @@ def test_dispensary_deals_take_an_offset_in_expiry_order(
 
 
 def test_strain_dispensaries_take_an_offset_by_name(gql, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     expected = _listing_dispensaries(session, strain.id)
     assert len(expected) > 8
     # The batched relation, and the service's page (a time argument takes that path).
@@ -151,7 +148,7 @@ def test_a_bad_nested_offset_is_a_400_with_rests_message(
 ) -> None:
     query = selection % offset
     if "%s" in query:
-        query = query % _most_listed_strain(session).slug
+        query = query % most_listed_strain(session).slug
     body = gql(f"{{ {query} }}")
     assert body["data"] == {path[0]: None}
     [error] = body["errors"]

@@ -27,6 +27,7 @@ from models import (
     StrainTerpene,
 )
 from service.search import WORD_SEPARATORS
+from tests.menus import most_listed_strain
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 EARTH_RADIUS_MILES = 3958.7613
@@ -188,16 +189,6 @@ def _cheapest_offers(session: Session, strain_id: int) -> dict[str, tuple[float,
     return found
 
 
-def _most_listed_strain(session: Session) -> Strain:
-    strain_id = session.scalar(
-        select(MenuItem.strain_id)
-        .where(MenuItem.strain_id.is_not(None))
-        .group_by(MenuItem.strain_id)
-        .order_by(func.count(func.distinct(MenuItem.dispensary_id)).desc(), MenuItem.strain_id)
-    )
-    return session.get_one(Strain, strain_id)
-
-
 def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
     p1, p2 = math.radians(lat1), math.radians(lat2)
     dp, dl = p2 - p1, math.radians(lng2 - lng1)
@@ -286,7 +277,7 @@ def test_effect_and_flavor_arguments_keep_strains_having_that_trait(
 def test_strain_by_slug_has_every_field_and_terpenes_in_position_order(
     gql, session: Session
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(f'{{ strain(slug: "{strain.slug}") {{ {STRAIN_FIELDS} terpenes }} }}')["strain"]
     terpenes = list(
         session.scalars(
@@ -330,7 +321,7 @@ def test_terpenes_of_every_strain_on_a_page_are_its_own_in_position_order(
 def test_strain_dispensaries_are_the_distinct_listing_dispensaries_by_name_limited(
     gql, session: Session, limit: int
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(
         f'{{ strain(slug: "{strain.slug}") {{ dispensaries(limit: {limit}) {{ id name }} }} }}'
     )
@@ -340,7 +331,7 @@ def test_strain_dispensaries_are_the_distinct_listing_dispensaries_by_name_limit
 
 
 def test_strain_dispensaries_default_to_twenty(gql, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(f'{{ strain(slug: "{strain.slug}") {{ dispensaries {{ id }} }} }}')
     expected = _listing_dispensaries(session, strain.id)
     assert [d["id"] for d in data["strain"]["dispensaries"]] == expected[:20]
@@ -350,7 +341,7 @@ def test_strain_dispensaries_default_to_twenty(gql, session: Session) -> None:
 def test_strain_dispensaries_state_argument_scopes_to_that_state(
     gql, session: Session, spelling
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     listed = select(MenuItem.dispensary_id).where(MenuItem.strain_id == strain.id)
     state = session.scalar(
         select(Dispensary.state)
@@ -370,7 +361,7 @@ def test_strain_dispensaries_state_argument_scopes_to_that_state(
 
 
 def test_strain_dispensaries_in_a_state_without_listings_are_empty(gql, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(f'{{ strain(slug: "{strain.slug}") {{ dispensaries(state: "WY") {{ id }} }} }}')
     assert _listing_dispensaries(session, strain.id, Dispensary.state == "WY") == []
     assert data == {"strain": {"dispensaries": []}}
@@ -395,7 +386,7 @@ def test_dispensaries_of_every_strain_on_a_page_are_its_own(gql, session: Sessio
 def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case(
     gql, session: Session, commit_rows
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     listed = _listing_dispensaries(session, strain.id)
     twice = session.scalar(select(Dispensary).where(Dispensary.public_id == listed[-1]))
     lowercase = Dispensary(
@@ -458,7 +449,7 @@ def test_strain_dispensaries_list_a_dispensary_once_and_sort_names_ignoring_case
 def test_strain_dispensaries_carry_the_cheapest_items_price_and_unit_on_either_path(
     gql, session: Session, limit: int
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     # The old arguments take the batched relation; a time argument the service's page.
     data = gql.data(
         f'{{ strain(slug: "{strain.slug}") {{ batched: dispensaries(limit: {limit}) {{ id price '
@@ -483,7 +474,7 @@ def test_prices_of_every_strain_on_a_page_are_its_own(gql, session: Session) -> 
 
 
 def test_price_and_unit_are_null_outside_strain_dispensaries(gql, session: Session) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     data = gql.data(
         "{ dispensaries(limit: 3) { items { id price unit } } "
         "deals(limit: 3) { items { dispensary { price unit } } } "
@@ -1034,7 +1025,7 @@ def test_search_state_scopes_dispensaries_doctors_and_deals_but_not_strains(
 def test_search_items_resolve_their_own_fields_and_relations(
     gql, session: Session, reference_day: date
 ) -> None:
-    strain = _most_listed_strain(session)
+    strain = most_listed_strain(session)
     doctor = session.scalar(select(Doctor).order_by(Doctor.id))
     dispensary = session.scalar(select(Dispensary).order_by(Dispensary.id.desc()))
     deal = _active_deals(session, reference_day)[0]

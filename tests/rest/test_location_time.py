@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 import service.dispensary_lists
 import web.accel.replay
 import web.today
-from models import Dispensary, Doctor, MenuItem, Strain
+from models import Dispensary, Doctor, MenuItem
+from tests.menus import most_listed_strain
 from tests.opening import is_open_at
 
 EARTH_RADIUS_MILES = 3958.7613
@@ -389,23 +390,10 @@ def test_a_stored_answer_about_now_is_not_replayed_after_its_minute(
 # --- where to buy ---------------------------------------------------------------------------
 
 
-def _stocked_strain(session: Session) -> Strain:
-    """The strain on the most menus."""
-    counts: dict[int, int] = {}
-    for strain_id in session.scalars(
-        select(MenuItem.strain_id).where(MenuItem.strain_id.is_not(None))
-    ):
-        counts[strain_id] = counts.get(strain_id, 0) + 1
-    best = max(counts, key=lambda id_: (counts[id_], -id_))
-    strain = session.get(Strain, best)
-    assert strain is not None
-    return strain
-
-
 def test_where_to_buy_lists_the_dispensaries_stocking_the_strain_with_price_and_unit(
     api, session: Session
 ) -> None:
-    strain = _stocked_strain(session)
+    strain = most_listed_strain(session)
     items = _walk(api, f"/api/v1/strains/{strain.slug}/dispensaries")
     offers: dict[int, list[MenuItem]] = {}
     for item in session.scalars(select(MenuItem).where(MenuItem.strain_id == strain.id)):
@@ -421,7 +409,7 @@ def test_where_to_buy_lists_the_dispensaries_stocking_the_strain_with_price_and_
 
 
 def test_where_to_buy_near_a_point_open_at_an_instant(api, session: Session) -> None:
-    strain = _stocked_strain(session)
+    strain = most_listed_strain(session)
     everywhere = _walk(api, f"/api/v1/strains/{strain.slug}/dispensaries")
     first = session.scalars(
         select(Dispensary).where(Dispensary.public_id == everywhere[0]["id"])
