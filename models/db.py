@@ -22,6 +22,11 @@ AnySelect: TypeAlias = Select[*tuple[Any, ...]]
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_S = 1.0
+# psycopg prepares a statement on its second run on a connection (its default: the sixth) and
+# keeps up to PREPARED_MAX of them (its default: 100). The API sends a few hundred distinct
+# statements; unprepared, each run is parsed and planned again (docs/performance.md).
+PREPARE_THRESHOLD = 1
+PREPARED_MAX = 500
 
 
 def make_engine(
@@ -59,6 +64,7 @@ def make_engine(
         "options": f"-c statement_timeout={statement_timeout_ms} "
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)} "
         "-c plan_cache_mode=force_generic_plan",
+        "prepare_threshold": PREPARE_THRESHOLD,
     }
     if accel:
         connect_args["cursor_factory"] = _lazy_description_cursor()
@@ -74,7 +80,12 @@ def make_engine(
         **transactions,
     )
     _ping_when_idle(engine, ping_after_idle_s)
+    event.listen(engine, "connect", _keep_prepared)
     return engine
+
+
+def _keep_prepared(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    dbapi_connection.prepared_max = PREPARED_MAX
 
 
 def _lazy_description_cursor() -> type:
