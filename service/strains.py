@@ -11,7 +11,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
+from sqlalchemy import ColumnElement, Connection, Float, Select, String, bindparam, func, select
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
 from models.db import AnySelect, Reader
@@ -139,12 +139,19 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     return where
 
 
-def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
-    """The count of a shape with a one-valued trait filter, from that trait's rows alone: they
-    carry their strain's type, THC and CBD, so the facets index answers it (see
-    models.strain). A trait's rows are one per strain and word, so this holds for one word."""
-    name, trait = ("effect", StrainEffect) if "effect" in shape else ("flavor", StrainFlavor)
-    where = [trait.name == bindparam(name, type_=String)]
+def _first_trait(shape: tuple[str, ...]) -> tuple[str, type[StrainEffect] | type[StrainFlavor]]:
+    """The trait filter a shape's candidates come from: its effect filter, else its flavor."""
+    if "effect" in shape or "effect" + _MANY in shape:
+        return "effect", StrainEffect
+    return "flavor", StrainFlavor
+
+
+def _trait_rows_where(shape: tuple[str, ...]) -> tuple[Any, list[ColumnElement[bool]]]:
+    """(the first trait's table, its rows matching the shape's word(s), type and ranges). A
+    trait row carries its strain's type, THC and CBD (see models.strain), so its facets index
+    finds these rows without reading the strains."""
+    name, trait = _first_trait(shape)
+    where = [_compare(trait.name, name, shape)]
     typed = _compare(trait.type, "type", shape)
     if typed is not None:
         where.append(typed)
@@ -152,22 +159,51 @@ def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
         if filter_name in shape:
             column = getattr(trait, compared.key)
             where.append(getattr(column, compare)(bindparam(filter_name, type_=Float)))
+    return trait, [condition for condition in where if condition is not None]
+
+
+def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
+    """The count of a shape with a one-valued trait filter, from that trait's rows alone. A
+    trait's rows are one per strain and word, so this holds for one word."""
+    trait, where = _trait_rows_where(shape)
     flavored = _compare(StrainFlavor.name, "flavor", shape)
-    if name == "effect" and flavored is not None:
+    if trait is StrainEffect and flavored is not None:
         where.append(trait.strain_id.in_(select(StrainFlavor.strain_id).where(flavored)))
     return select(func.count()).select_from(trait).where(*where)
 
 
+def _trait_driven_where(shape: tuple[str, ...]) -> list[ColumnElement[bool]]:
+    """The filters of a shape with a trait filter, as the strains among the first trait's
+    matching rows (and, with both traits, an EXISTS test of the flavor)."""
+    trait, matching = _trait_rows_where(shape)
+    where: list[ColumnElement[bool]] = [Strain.id.in_(select(trait.strain_id).where(*matching))]
+    flavored = _compare(StrainFlavor.name, "flavor", shape)
+    if trait is StrainEffect and flavored is not None:
+        where.append(
+            select(StrainFlavor.strain_id)
+            .where(StrainFlavor.strain_id == Strain.id, flavored)
+            .exists()
+        )
+    return where
+
+
 @lru_cache(maxsize=128)
-def _listing(shape: tuple[str, ...]) -> Listing:
+def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
     order = (Strain.sort_key, Strain.id)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
     if not traits:
         return Listing.of(LISTED, _where(shape, walking=False), order)
-    # With a trait filter the page walks the name order, testing each strain, and stops once
-    # it is full; with one word per trait the count comes from the trait's own rows.
+    # With one word per trait the count comes from the trait's own rows.
     one_word = "effect" in shape or ("flavor" in shape and "effect" + _MANY not in shape)
     count = _trait_count(shape) if one_word else None
+    ranged = any(name in shape for name, _, _ in _RANGES)
+    if dialect == "postgresql" and ranged:
+        # PostgreSQL plans a statement once for any values (models.db) and guesses that a THC
+        # or CBD range keeps 0.5 % of the strains, so it would start from the range's index
+        # and sort thousands. The trait's rows carry THC and CBD: the candidates come from
+        # them (its facets index), each strain is then read by its key and the page sorted.
+        return Listing.of(LISTED, _trait_driven_where(shape), order, count=count)
+    # Otherwise the page walks the name order, testing each strain, and stops once it is full.
     return Listing.of(LISTED, _where(shape, walking=True), order, count=count)
 
 
@@ -179,7 +215,8 @@ def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
 def list_strains(db: Reader, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
     """Return one page of strains matching ``filters``, by name (any case) then id."""
     shape, params = _shape(filters)
-    result = fetch_page(db, _listing(shape), params, page)
+    dialect = (db if isinstance(db, Connection) else db.get_bind()).dialect.name
+    result = fetch_page(db, _listing(shape, dialect), params, page)
     return replace(result, items=_strains(result.items))
 
 

@@ -38,12 +38,16 @@ def _expected(dataset: Dataset, **filters: Any) -> list[dict[str, Any]]:
     """The dataset's strains matching ``filters`` (already normalised), in list order."""
     effects, flavors = _traits(dataset.strain_effects), _traits(dataset.strain_flavors)
 
+    def wanted(name: str) -> set[str]:
+        """A filter's values: one word, or several (comma-separated, any of them)."""
+        return set(filters[name].split(","))
+
     def matches(strain: dict[str, Any]) -> bool:
-        if "type" in filters and strain["type"] != filters["type"]:
+        if "type" in filters and strain["type"] not in wanted("type"):
             return False
-        if "effect" in filters and filters["effect"] not in effects.get(strain["id"], []):
+        if "effect" in filters and not wanted("effect") & set(effects.get(strain["id"], [])):
             return False
-        if "flavor" in filters and filters["flavor"] not in flavors.get(strain["id"], []):
+        if "flavor" in filters and not wanted("flavor") & set(flavors.get(strain["id"], [])):
             return False
         return all(
             compare(float(strain[column]), float(filters[name]))
@@ -188,6 +192,31 @@ COMBINED = [
     pytest.param({"type": "sativa", "thc_min": 15.0, "thc_max": 25.0}, id="type+thc"),
     pytest.param({"cbd_min": 0.5}, id="cbd_min"),
 ]
+
+
+# Several values of a filter (any of them), with the others.
+ANY_OF = [
+    pytest.param({"effect": "happy,relaxed"}, id="effects"),
+    pytest.param({"flavor": "earthy,citrus", "thc_min": 18.0}, id="flavors+thc"),
+    pytest.param({"effect": "happy,uplifted", "flavor": "sweet"}, id="effects+flavor"),
+    pytest.param({"effect": "relaxed", "flavor": "earthy,sweet"}, id="effect+flavors"),
+    pytest.param(
+        {"effect": "euphoric,relaxed", "type": "indica,hybrid", "cbd_max": 1.0},
+        id="effects+types+cbd",
+    ),
+]
+
+
+@pytest.mark.parametrize("filters", [*COMBINED, *ANY_OF])
+@pytest.mark.parametrize(("limit", "offset"), [(3, 0), (5, 4), (100, 0)])
+def test_trait_filters_with_any_of_and_ranges_page_and_count_like_brute_force(
+    db: Connection, dataset: Dataset, filters: dict, limit: int, offset: int
+) -> None:
+    expected = _expected(dataset, **filters)
+    assert expected, "the combination matches some strains"
+    page = list_strains(db, StrainFilters.create(**filters), PageRequest.build(limit, offset))
+    assert _slugs(page.items) == _slugs(window(expected, limit, offset))
+    assert page.total == len(expected)
 
 
 @pytest.mark.parametrize("filters", COMBINED)
