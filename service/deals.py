@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
 from models.db import AnySelect, Reader
+from models.expressions import sorted_per_row
 
 from .errors import NotFound
 from .filters import DealFilters
@@ -74,7 +75,12 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
 
 @lru_cache(maxsize=16)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    return Listing.of(LISTED, _where(compared), (Deal.expires, Deal.id))
+    # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
+    # the dispensaries' indexes and sorted, where walking the expiry index would read every
+    # active deal to find a small state's. Otherwise the expiry index gives the order.
+    placed = "state" in compared or "city" in compared
+    expires = sorted_per_row(Deal.expires) if placed else Deal.expires
+    return Listing.of(LISTED, _where(compared), (expires, Deal.id))
 
 
 @lru_cache(maxsize=64)

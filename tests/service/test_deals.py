@@ -189,6 +189,21 @@ def test_state_and_category_combine(db: Connection, dataset: Dataset, reference_
     assert all(row.category == "flower" for row in found)
 
 
+@pytest.mark.parametrize(("limit", "offset"), [(1, 0), (3, 2), (5, 7), (100, 0), (4, 1_000)])
+@pytest.mark.parametrize("states", ["FL", "CA,FL", "NJ,NY,CA"])
+def test_a_window_of_a_state_filtered_list_is_the_slice_of_the_full_order_and_total(
+    db: Connection, dataset: Dataset, reference_day: date, states: str, limit: int, offset: int
+) -> None:
+    codes = states.split(",")
+    wanted = {i for code in codes for i in _expected(dataset, reference_day, state=code)}
+    expected = [public_id for public_id in _expected(dataset, reference_day) if public_id in wanted]
+    assert len(expected) > 3, "the states hold several active deals"
+    chosen = DealFilters.create(state=states)
+    page = list_deals(db, chosen, PageRequest.build(limit, offset), today=reference_day)
+    assert _ids(page.items) == expected[offset : offset + limit]
+    assert page.total == len(expected)
+
+
 @pytest.mark.parametrize("code", ["WY", "ks", "GA"])
 def test_a_known_state_without_deals_gives_an_empty_page(
     db: Connection, reference_day: date, code: str
