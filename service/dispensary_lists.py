@@ -144,8 +144,10 @@ def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
 
 
 # Open now around a point within this many miles reads the candidates' listed columns at once
-# (a few dozen rows); a wider circle reads narrow rows and then the page's rows by id.
-WHOLE_ROWS_WITHIN_MILES = 100.0
+# (a few rows, one statement); a wider circle reads narrow rows (the hours as text, compiled
+# once per distinct text), then the page's rows by id: in a dense city, a 25-mile circle holds
+# hundreds of candidates, whose listed columns cost more to read than the second statement.
+WHOLE_ROWS_WITHIN_MILES = 10.0
 
 
 class _Shape(NamedTuple):
