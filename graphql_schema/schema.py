@@ -11,7 +11,8 @@ from strawberry.types import ExecutionContext
 
 from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
 from service.dispensaries import dispensaries_by_public_ids
-from service.doctors import doctors_by_public_ids
+from service.dispensary_lists import dispensary_rows_by_public_ids
+from service.doctors import doctor_rows_by_public_ids
 from service.errors import NotFound
 from service.filters import SearchQuery, StrainFilters
 from service.paging import PageRequest
@@ -85,13 +86,13 @@ def _search_items(info: Info[Context, None], hits: Sequence[SearchHit]) -> list[
     by_kind: dict[str, list[str]] = {}
     for hit in hits:
         by_kind.setdefault(hit.type, []).append(hit.key)
-    # Only the kinds on the page are fetched: strains by column, the others as ORM objects (so
-    # a page of strains alone opens no session).
+    # Only the kinds on the page are fetched, each in one statement of its listed columns (the
+    # rows the list queries give; no ORM objects, no session).
     fetch: dict[str, Callable[[list[str]], Mapping[str, Any]]] = {
         "strain": lambda keys: strains.strains_by_slugs(ctx.db, keys),
-        "dispensary": lambda keys: dispensaries_by_public_ids(ctx.session, keys),
-        "doctor": lambda keys: doctors_by_public_ids(ctx.session, keys),
-        "deal": lambda keys: deals.deals_by_public_ids(ctx.session, keys),
+        "dispensary": lambda keys: dispensary_rows_by_public_ids(ctx.db, keys),
+        "doctor": lambda keys: doctor_rows_by_public_ids(ctx.db, keys),
+        "deal": lambda keys: deals.deal_rows_by_public_ids(ctx.db, keys),
     }
     found = {kind: fetch[kind](keys) for kind, keys in by_kind.items()}
     build: dict[str, Callable[[Any, Info[Context, None]], SearchResult]] = {

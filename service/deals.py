@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import Date, Float, Integer, String, Subquery, bindparam, cast, select
-from sqlalchemy.orm import Session, contains_eager
 
 from models import Deal, Dispensary
 from models.db import AnySelect, Reader
@@ -240,15 +239,19 @@ def deals_by_dispensary(
     return found
 
 
-def deals_by_public_ids(session: Session, public_ids: Iterable[str]) -> dict[str, Deal]:
-    """Return the deals with the given ``deal_<n>`` ids (dispensary loaded), keyed by that id."""
-    wanted = set(public_ids)
+@lru_cache(maxsize=1)
+def _by_public_ids_statement() -> AnySelect:
+    return select(*LISTED).where(
+        Deal.dispensary_id == Dispensary.id,
+        Deal.public_id.in_(bindparam("public_ids", expanding=True)),
+    )
+
+
+def deal_rows_by_public_ids(db: Reader, public_ids: Iterable[str]) -> dict[str, DealRow]:
+    """The deals with the given ``deal_<n>`` ids as list rows (no ORM objects), keyed by that
+    id, expired or not; ids of another shape find nothing."""
+    wanted = sorted({public_id for public_id in public_ids if DEAL_ID.fullmatch(public_id)})
     if not wanted:
         return {}
-    rows = session.scalars(
-        select(Deal)
-        .join(Deal.dispensary)
-        .options(contains_eager(Deal.dispensary))
-        .where(Deal.public_id.in_(wanted))
-    )
-    return {deal.public_id: deal for deal in rows}
+    found: Sequence[tuple[Any, ...]] = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
+    return {row.public_id: row for row in (DealRow(*columns) for columns in found)}

@@ -1,7 +1,7 @@
 """Dispensary list pages: filtered, near a point, in a map box, open at an instant, stocking a
 strain; by name, distance or rating. Both edges list dispensaries through ``list_dispensaries``."""
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import lru_cache
@@ -25,6 +25,7 @@ from models.db import AnySelect, Reader
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .hours import OpenState, hours_from_text, open_state
+from .ids import DISPENSARY_ID
 from .paging import (
     Listing,
     Page,
@@ -221,6 +222,23 @@ def _timed_nearby(shape: _Shape) -> AnySelect:
 @lru_cache(maxsize=1)
 def _by_ids_statement() -> AnySelect:
     return select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
+
+
+@lru_cache(maxsize=1)
+def _by_public_ids_statement() -> AnySelect:
+    return select(*LISTED).where(Dispensary.public_id.in_(bindparam("public_ids", expanding=True)))
+
+
+def dispensary_rows_by_public_ids(
+    db: Reader, public_ids: Iterable[str]
+) -> dict[str, DispensaryRow]:
+    """The dispensaries with the given ``disp_<n>`` ids as list rows (no ORM objects), keyed by
+    that id; ids of another shape find nothing."""
+    wanted = sorted({public_id for public_id in public_ids if DISPENSARY_ID.fullmatch(public_id)})
+    if not wanted:
+        return {}
+    found = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
+    return {row.public_id: row for row in (_row(columns, None) for columns in found)}
 
 
 def list_dispensaries(

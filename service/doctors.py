@@ -6,7 +6,6 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Float, Subquery, bindparam, select
-from sqlalchemy.orm import Session
 
 from models import Doctor
 from models.db import AnySelect, Reader
@@ -127,10 +126,16 @@ def get_doctor(db: Reader, public_id: str) -> DoctorRow:
     return DoctorRow(*found[0])
 
 
-def doctors_by_public_ids(session: Session, public_ids: Iterable[str]) -> dict[str, Doctor]:
-    """Return the doctors with the given ``doc_<n>`` ids, keyed by that id."""
-    wanted = set(public_ids)
+@lru_cache(maxsize=1)
+def _by_public_ids_statement() -> AnySelect:
+    return select(*LISTED).where(Doctor.public_id.in_(bindparam("public_ids", expanding=True)))
+
+
+def doctor_rows_by_public_ids(db: Reader, public_ids: Iterable[str]) -> dict[str, DoctorRow]:
+    """The doctors with the given ``doc_<n>`` ids as list rows (no ORM objects), keyed by that
+    id; ids of another shape find nothing."""
+    wanted = sorted({public_id for public_id in public_ids if DOCTOR_ID.fullmatch(public_id)})
     if not wanted:
         return {}
-    rows = session.scalars(select(Doctor).where(Doctor.public_id.in_(wanted)))
-    return {doctor.public_id: doctor for doctor in rows}
+    found: Sequence[tuple[Any, ...]] = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
+    return {row.public_id: row for row in (DoctorRow(*columns) for columns in found)}
