@@ -29,6 +29,13 @@ PREPARE_THRESHOLD = 1
 PREPARED_MAX = 500
 
 
+def dialect_name(db: Reader) -> str:
+    """The name of the database ``db`` (a session or a connection) works on: "sqlite" or
+    "postgresql"."""
+    bind = db if isinstance(db, Connection) else db.get_bind()
+    return bind.dialect.name
+
+
 def make_engine(
     url: str,
     *,

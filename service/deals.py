@@ -26,6 +26,7 @@ from .paging import (
     fetch_page,
     ranked_listing,
     rows,
+    rows_by_public_ids,
     top_per_parent,
 )
 from .places import near_where
@@ -250,8 +251,6 @@ def _by_public_ids_statement() -> AnySelect:
 def deal_rows_by_public_ids(db: Reader, public_ids: Iterable[str]) -> dict[str, DealRow]:
     """The deals with the given ``deal_<n>`` ids as list rows (no ORM objects), keyed by that
     id, expired or not; ids of another shape find nothing."""
-    wanted = sorted({public_id for public_id in public_ids if DEAL_ID.fullmatch(public_id)})
-    if not wanted:
-        return {}
-    found: Sequence[tuple[Any, ...]] = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
-    return {row.public_id: row for row in (DealRow(*columns) for columns in found)}
+    return rows_by_public_ids(
+        db, _by_public_ids_statement(), DEAL_ID, public_ids, lambda columns: DealRow(*columns)
+    )

@@ -35,6 +35,7 @@ from .paging import (
     fetch_page,
     ranked_listing,
     rows,
+    rows_by_public_ids,
 )
 from .places import Box, Near, box_where, inside_tested_per_row, near_where, place_order
 from .when import Clock, current_minute
@@ -234,11 +235,13 @@ def dispensary_rows_by_public_ids(
 ) -> dict[str, DispensaryRow]:
     """The dispensaries with the given ``disp_<n>`` ids as list rows (no ORM objects), keyed by
     that id; ids of another shape find nothing."""
-    wanted = sorted({public_id for public_id in public_ids if DISPENSARY_ID.fullmatch(public_id)})
-    if not wanted:
-        return {}
-    found = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
-    return {row.public_id: row for row in (_row(columns, None) for columns in found)}
+    return rows_by_public_ids(
+        db,
+        _by_public_ids_statement(),
+        DISPENSARY_ID,
+        public_ids,
+        lambda columns: _row(columns, None),
+    )
 
 
 def list_dispensaries(

@@ -23,6 +23,7 @@ from .paging import (
     fetch_page,
     ranked_listing,
     rows,
+    rows_by_public_ids,
 )
 from .places import Box, Near, box_where, near_where, place_order
 
@@ -134,8 +135,6 @@ def _by_public_ids_statement() -> AnySelect:
 def doctor_rows_by_public_ids(db: Reader, public_ids: Iterable[str]) -> dict[str, DoctorRow]:
     """The doctors with the given ``doc_<n>`` ids as list rows (no ORM objects), keyed by that
     id; ids of another shape find nothing."""
-    wanted = sorted({public_id for public_id in public_ids if DOCTOR_ID.fullmatch(public_id)})
-    if not wanted:
-        return {}
-    found: Sequence[tuple[Any, ...]] = rows(db, _by_public_ids_statement(), {"public_ids": wanted})
-    return {row.public_id: row for row in (DoctorRow(*columns) for columns in found)}
+    return rows_by_public_ids(
+        db, _by_public_ids_statement(), DOCTOR_ID, public_ids, lambda columns: DoctorRow(*columns)
+    )

@@ -1,6 +1,7 @@
 """Limit/offset paging: the validated page window (each list's bounds are in ``bounds``) and
 the prebuilt list statements (Listing, fetch_page)."""
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, TypeVarTuple
@@ -165,6 +166,23 @@ def rows(db: Reader, stmt: Select[*Ts], params: Mapping[str, Any]) -> Sequence[R
     objects are built."""
     connection = db if isinstance(db, Connection) else db.connection()
     return connection.execute(stmt, params).all()
+
+
+def rows_by_public_ids(
+    db: Reader,
+    stmt: AnySelect,
+    pattern: re.Pattern[str],
+    public_ids: Iterable[str],
+    make: Callable[[Sequence[Any]], T],
+) -> dict[str, T]:
+    """The rows of ``stmt`` (filtered by an expanding ``public_ids`` parameter) for the ids that
+    match ``pattern``, each made by ``make`` and keyed by its ``public_id``; ids of another
+    shape are never sent to the database."""
+    wanted = sorted({public_id for public_id in public_ids if pattern.fullmatch(public_id)})
+    if not wanted:
+        return {}
+    made = (make(columns) for columns in rows(db, stmt, {"public_ids": wanted}))
+    return {row.public_id: row for row in made}  # type: ignore[attr-defined]
 
 
 def fetch_page(

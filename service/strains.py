@@ -11,10 +11,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Connection, Float, Select, String, bindparam, func, select
+from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
-from models.db import AnySelect, Reader
+from models.db import AnySelect, Reader, dialect_name
 from models.expressions import tested_per_row
 
 from .errors import NotFound
@@ -118,6 +118,17 @@ def _compare(column: Any, name: str, shape: tuple[str, ...]) -> ColumnElement[bo
     return None
 
 
+def _has_trait(
+    trait: type[StrainEffect] | type[StrainFlavor], name: str, shape: tuple[str, ...]
+) -> ColumnElement[bool] | None:
+    """An EXISTS test that a strain has the filter ``name``'s word(s) among its ``trait``
+    rows, or None when that filter is not set."""
+    named = _compare(trait.name, name, shape)
+    if named is None:
+        return None
+    return select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
+
+
 def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
     """The filters of ``shape``. A trait filter is an EXISTS test per strain. ``walking``: for
     a page that walks the name order, testing each strain, and stops once it is full (the other
@@ -128,11 +139,9 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     if typed is not None:
         where.append(typed)
     for name, trait in (("effect", StrainEffect), ("flavor", StrainFlavor)):
-        named = _compare(trait.name, name, shape)
-        if named is not None:
-            where.append(
-                select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
-            )
+        has_trait = _has_trait(trait, name, shape)
+        if has_trait is not None:
+            where.append(has_trait)
     for name, compared, compare in _RANGES:
         if name in shape:
             where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
@@ -177,13 +186,9 @@ def _trait_driven_where(shape: tuple[str, ...]) -> list[ColumnElement[bool]]:
     matching rows (and, with both traits, an EXISTS test of the flavor)."""
     trait, matching = _trait_rows_where(shape)
     where: list[ColumnElement[bool]] = [Strain.id.in_(select(trait.strain_id).where(*matching))]
-    flavored = _compare(StrainFlavor.name, "flavor", shape)
+    flavored = _has_trait(StrainFlavor, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
-        where.append(
-            select(StrainFlavor.strain_id)
-            .where(StrainFlavor.strain_id == Strain.id, flavored)
-            .exists()
-        )
+        where.append(flavored)
     return where
 
 
@@ -215,8 +220,7 @@ def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
 def list_strains(db: Reader, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
     """Return one page of strains matching ``filters``, by name (any case) then id."""
     shape, params = _shape(filters)
-    dialect = (db if isinstance(db, Connection) else db.get_bind()).dialect.name
-    result = fetch_page(db, _listing(shape, dialect), params, page)
+    result = fetch_page(db, _listing(shape, dialect_name(db)), params, page)
     return replace(result, items=_strains(result.items))
 
 

@@ -23,6 +23,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from ..db import dialect_name
 from .structures import FTS_NAMES, FTS_TERMS
 from .trigrams import SIMILARITY_THRESHOLD, gram_token, trigrams
 
@@ -158,5 +159,4 @@ _SEARCH_SQL: dict[str, SearchSql] = {"postgresql": _PostgresSearch(), "sqlite": 
 
 def search_sql(db: Session | Connection) -> SearchSql:
     """The search SQL for the database ``db`` (a session or a connection) works on."""
-    bind = db if isinstance(db, Connection) else db.get_bind()
-    return _SEARCH_SQL[bind.dialect.name]
+    return _SEARCH_SQL[dialect_name(db)]

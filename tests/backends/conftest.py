@@ -184,6 +184,12 @@ def backend(request: pytest.FixtureRequest, backend_pool: BackendPool) -> Backen
     return backend_pool.get(request.param)
 
 
+@pytest.fixture
+def postgres_backend(backend_pool: BackendPool) -> Backend:
+    """The seeded PostgreSQL backend alone (skipped when the server is unreachable)."""
+    return backend_pool.get("postgresql")
+
+
 @pytest.fixture(scope="session")
 def backend_app(backend: Backend) -> tuple[Flask, str]:
     """``(app, key)`` on a seeded scratch database: SQLite, then PostgreSQL."""

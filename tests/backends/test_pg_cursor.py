@@ -8,15 +8,9 @@ from app import REQUEST_ENGINE_EXTENSION
 from models.accel.pg_cursor import LazyDescription, LazyDescriptionCursor
 from models.db import make_engines
 
-from .conftest import Backend, BackendPool
+from .conftest import Backend
 
 pytestmark = pytest.mark.postgres
-
-
-@pytest.fixture
-def postgres_backend(backend_pool: BackendPool) -> Backend:
-    """The seeded PostgreSQL backend (skipped when the server is unreachable)."""
-    return backend_pool.get("postgresql")
 
 
 def test_lazy_description_gives_psycopg_columns(postgres_backend: Backend) -> None:

@@ -6,17 +6,11 @@ from sqlalchemy import text
 from app import REQUEST_ENGINE_EXTENSION
 from models.db import PREPARE_THRESHOLD, PREPARED_MAX
 
-from .conftest import Backend, BackendPool
+from .conftest import Backend
 
 pytestmark = pytest.mark.postgres
 
 PREPARED = text("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE '%-- probe'")
-
-
-@pytest.fixture
-def postgres_backend(backend_pool: BackendPool) -> Backend:
-    """The seeded PostgreSQL backend (skipped when the server is unreachable)."""
-    return backend_pool.get("postgresql")
 
 
 def test_a_statement_is_prepared_on_its_second_run(postgres_backend: Backend) -> None:
