@@ -17,11 +17,10 @@ from strawberry.types.nodes import SelectedField, Selection
 from models import Deal as DealModel
 from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
-from models import Review as ReviewModel
 from service import bounds, deals, dispensaries, dispensary_lists, laws, strains
 from service.bounds import ListBound
 from service.deals import DealRow
-from service.dispensaries import MenuEntry
+from service.dispensaries import MenuEntry, ReviewEntry
 from service.dispensary_lists import DispensaryRow, StockedRow
 from service.doctors import DoctorRow
 from service.hours import OpenState, open_state
@@ -136,7 +135,7 @@ class Review:
     date: str
 
     @classmethod
-    def from_model(cls, review: ReviewModel) -> "Review":
+    def from_model(cls, review: ReviewEntry) -> "Review":
         return cls(
             rating=review.rating, text=review.text, author=review.author, date=_iso(review.date)
         )

@@ -3,6 +3,7 @@ use; list pages are in service.dispensary_lists."""
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import date
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -32,11 +33,20 @@ class MenuEntry(NamedTuple):
     strain_id: int | None = None
 
 
+class ReviewEntry(NamedTuple):
+    """One review as read (a named tuple, like MenuEntry)."""
+
+    rating: int
+    text: str
+    author: str
+    date: date
+
+
 @dataclass(frozen=True)
 class DispensaryDetail:
     dispensary: Dispensary
     menu: list[MenuEntry]
-    reviews: list[Review]
+    reviews: list[ReviewEntry]
     hours_now: OpenState
 
 
@@ -101,25 +111,35 @@ def menus_by_dispensary(
     return menus
 
 
+@lru_cache(maxsize=1)
+def _reviews_statement() -> AnySelect:
+    """``:limit`` reviews of each dispensary in ``:ids`` after its ``:offset`` newest, newest
+    first: one statement, built once, of the columns a review shows."""
+    stmt = select(
+        Review.dispensary_id, Review.rating, Review.text, Review.author, Review.date
+    ).where(Review.dispensary_id.in_(bindparam("ids", expanding=True)))
+    newest = (Review.date.desc(), Review.id.desc())
+    limit = bindparam("limit", type_=Integer)
+    return top_per_parent(
+        stmt, Review.dispensary_id, newest, limit, offset=bindparam("offset", type_=Integer)
+    )
+
+
 def reviews_by_dispensary(
-    session: Session,
+    db: Reader,
     ids: Iterable[int],
     *,
     limit: int = DISPENSARY_REVIEWS.default,
     offset: int = 0,
-) -> dict[int, list[Review]]:
+) -> dict[int, list[ReviewEntry]]:
     """Return up to ``limit`` reviews per dispensary, newest first after its ``offset`` newest,
     keyed by dispensary id."""
-    reviews: dict[int, list[Review]] = {id_: [] for id_ in ids}
+    reviews: dict[int, list[ReviewEntry]] = {id_: [] for id_ in ids}
     if not reviews:
         return reviews
-    stmt = select(Review).where(Review.dispensary_id.in_(reviews))
-    newest = (Review.date.desc(), Review.id.desc())
-    review: Review
-    for review in session.scalars(
-        top_per_parent(stmt, Review.dispensary_id, newest, limit, entity=Review, offset=offset)
-    ):
-        reviews[review.dispensary_id].append(review)
+    params = {"ids": list(reviews), "limit": limit, "offset": offset}
+    for row in rows(db, _reviews_statement(), params):
+        reviews[row[0]].append(ReviewEntry(*row[1:]))  # the dispensary's id, then the review
     return reviews
 
 

@@ -18,7 +18,6 @@ from sqlalchemy import (
     func,
     select,
 )
-from sqlalchemy.orm import aliased
 
 from models.db import AnySelect, Reader
 
@@ -216,24 +215,18 @@ def top_per_parent(
     order: tuple[Any, ...],
     limit: int | BindParameter[int],
     *,
-    entity: type | None = None,
     offset: int | BindParameter[int] = 0,
 ) -> AnySelect:
     """Rewrite ``stmt`` to keep ``limit`` rows per ``parent`` after the first ``offset``, in
     ``order``.
 
     A row number partitioned by the parent key does in one statement what a LIMIT per parent
-    would need one statement each for. With ``entity`` (what ``stmt`` selects) the result is
-    that entity; without, it is ``stmt``'s own columns. ``limit`` and ``offset`` may be bind
-    parameters, for a statement built once.
+    would need one statement each for. The result is ``stmt``'s own columns. ``limit`` and
+    ``offset`` may be bind parameters, for a statement built once.
     """
     number = func.row_number().over(partition_by=parent, order_by=order).label("row_number")
     ranked = stmt.add_columns(number).subquery()
-    picked: list[Any] = (
-        [aliased(entity, ranked)]
-        if entity is not None
-        else [column for column in ranked.c if column.key != "row_number"]
-    )
+    picked = [column for column in ranked.c if column.key != "row_number"]
     window = (
         [ranked.c.row_number <= limit]
         if isinstance(offset, int) and offset == 0
