@@ -6,7 +6,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Float, Integer, String, Subquery, bindparam, cast, select
+from sqlalchemy import Date, Float, Integer, String, Subquery, bindparam, cast, func, select
 
 from models import Deal, Dispensary
 from models.db import AnySelect, Reader
@@ -80,7 +80,18 @@ def _listing(compared: tuple[str, ...]) -> Listing:
     # active deal to find a small state's. Otherwise the expiry index gives the order.
     placed = "state" in compared or "city" in compared
     expires = sorted_per_row(Deal.expires) if placed else Deal.expires
-    return Listing.of(LISTED, _where(compared), (expires, Deal.id))
+    return Listing.of(LISTED, _where(compared), (expires, Deal.id), count=_deals_count(compared))
+
+
+def _deals_count(compared: tuple[str, ...]) -> AnySelect | None:
+    """Without a filter on the dispensary, the count of the matching deals from the deals table
+    alone: every deal has its dispensary (a foreign key), so the join changes no count, and
+    without it the count reads the expiry index rather than a dispensary per active deal."""
+    if not set(compared) <= {"category"}:
+        return None
+    active = Deal.expires >= bindparam("today", type_=Date)
+    where = [active, *compared_where(_COMPARED, compared, _MANY)]
+    return select(func.count()).select_from(Deal).where(*where)
 
 
 @lru_cache(maxsize=64)

@@ -204,6 +204,31 @@ def test_a_window_of_a_state_filtered_list_is_the_slice_of_the_full_order_and_to
     assert page.total == len(expected)
 
 
+@pytest.mark.parametrize(("limit", "offset"), [(1, 0), (3, 2), (5, 7), (100, 0), (4, 1_000)])
+@pytest.mark.parametrize("categories", [None, "flower", "vapes,Edibles"])
+def test_a_window_without_a_place_filter_counts_the_active_deals_of_its_categories(
+    db: Connection,
+    dataset: Dataset,
+    reference_day: date,
+    categories: str | None,
+    limit: int,
+    offset: int,
+) -> None:
+    # Counted from the deals table alone (no dispensary filter): the same total as the join.
+    wanted = (categories or ",".join(CATEGORIES)).lower().split(",")
+    expected = [
+        public_id
+        for category in wanted
+        for public_id in _expected(dataset, reference_day, category=category)
+    ]
+    expected.sort(key=_expected(dataset, reference_day).index)
+    assert len(expected) > 3, "several active deals in these categories"
+    chosen = DealFilters.create(category=categories)
+    page = list_deals(db, chosen, PageRequest.build(limit, offset), today=reference_day)
+    assert _ids(page.items) == expected[offset : offset + limit]
+    assert page.total == len(expected)
+
+
 @pytest.mark.parametrize("code", ["WY", "ks", "GA"])
 def test_a_known_state_without_deals_gives_an_empty_page(
     db: Connection, reference_day: date, code: str
