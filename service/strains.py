@@ -172,13 +172,15 @@ def _trait_rows_where(shape: tuple[str, ...]) -> tuple[Any, list[ColumnElement[b
 
 
 def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
-    """The count of a shape with a one-valued trait filter, from that trait's rows alone. A
-    trait's rows are one per strain and word, so this holds for one word."""
+    """The count of a shape with a trait filter, from the first trait's rows alone: one row
+    per strain and word, so a strain is counted once per word it matches unless DISTINCT."""
+    name, _ = _first_trait(shape)
     trait, where = _trait_rows_where(shape)
     flavored = _compare(StrainFlavor.name, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
         where.append(trait.strain_id.in_(select(StrainFlavor.strain_id).where(flavored)))
-    return select(func.count()).select_from(trait).where(*where)
+    counted = func.count(trait.strain_id.distinct()) if name + _MANY in shape else func.count()
+    return select(counted).select_from(trait).where(*where)
 
 
 def _trait_driven_where(shape: tuple[str, ...]) -> list[ColumnElement[bool]]:
@@ -198,9 +200,7 @@ def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
     if not traits:
         return Listing.of(LISTED, _where(shape, walking=False), order)
-    # With one word per trait the count comes from the trait's own rows.
-    one_word = "effect" in shape or ("flavor" in shape and "effect" + _MANY not in shape)
-    count = _trait_count(shape) if one_word else None
+    count = _trait_count(shape)
     ranged = any(name in shape for name, _, _ in _RANGES)
     if dialect == "postgresql" and ranged:
         # PostgreSQL plans a statement once for any values (models.db) and guesses that a THC
