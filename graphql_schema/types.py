@@ -398,7 +398,7 @@ class Dispensary:
             "dispensary",
             self._pk,
             lambda ids: dispensaries.reviews_by_dispensary(
-                ctx.session, ids, limit=window.limit, offset=window.offset
+                ctx.db, ids, limit=window.limit, offset=window.offset
             ),
         )
         return [Review.from_model(review) for review in rows]

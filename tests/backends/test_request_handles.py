@@ -30,7 +30,8 @@ NO_SESSION = [
 # GraphQL operations whose every read is a column statement: no session either.
 NO_SESSION_GRAPHQL = [
     """{ dispensaries(state: "CO", limit: 5) { total items { id name deals(limit: 2) { title }
-        menu(limit: 3) { name strain { slug terpenes } } law { state } } } }""",
+        menu(limit: 3) { name strain { slug terpenes } } law { state }
+        reviews(limit: 2) { rating date } } } }""",
     '{ strains(limit: 3) { items { slug terpenes } } strain(slug: "blue-dream") { name } }',
     '{ deals(state: "CO", limit: 3) { items { id } } }',
     "{ doctors(limit: 2) { items { id law { state } } } }",
