@@ -37,7 +37,11 @@ def sort_key_type(length: int) -> String:
     return String(length).with_variant(String(length, collation="C"), "postgresql")
 
 
-def sort_key_from_name(context: DefaultExecutionContext) -> str:
-    """Default for ``sort_key`` columns: the row's name in lower case."""
-    name: str = context.get_current_parameters()["name"]
+def sort_key_of(name: str) -> str:
+    """The ``sort_key`` of a row called ``name``: the name in lower case."""
     return name.lower()
+
+
+def sort_key_from_name(context: DefaultExecutionContext) -> str:
+    """Default for ``sort_key`` columns: :func:`sort_key_of` the row's name."""
+    return sort_key_of(context.get_current_parameters()["name"])

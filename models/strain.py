@@ -66,13 +66,15 @@ class _Trait:
 
 
 class _FilteredTrait(_Trait):
-    """A trait GET /strains filters by. Its rows also carry copies of their strain's type, THC
-    and CBD (every load sets them, see seed.generate.Dataset.tables), so the number of strains
-    matching a trait and those filters is counted from one index range of this table."""
+    """A trait GET /strains filters by. Its rows also carry copies of their strain's type, THC,
+    CBD and sort key (every load sets them, see seed.generate.Dataset.tables), so the strains
+    matching one word and those filters are counted from one index range of this table, and
+    listed in name order by walking another."""
 
     type: Mapped[str] = mapped_column(String(10))
     thc: Mapped[float] = mapped_column(Float)
     cbd: Mapped[float] = mapped_column(Float)
+    sort_key: Mapped[str] = mapped_column(sort_key_type(120))
 
 
 class StrainEffect(_FilteredTrait, Base):
@@ -82,6 +84,8 @@ class StrainEffect(_FilteredTrait, Base):
         Index("ix_strain_effects_name_strain_id", "name", "strain_id"),
         # ... and count them with the other filters.
         Index("ix_strain_effects_facets", "name", "type", "thc", "cbd"),
+        # ... and list them in name order, testing the other filters in the index.
+        Index("ix_strain_effects_walk", "name", "sort_key", "strain_id", "type", "thc", "cbd"),
     )
 
 
@@ -91,6 +95,7 @@ class StrainFlavor(_FilteredTrait, Base):
         # GET /strains?flavor=
         Index("ix_strain_flavors_name_strain_id", "name", "strain_id"),
         Index("ix_strain_flavors_facets", "name", "type", "thc", "cbd"),
+        Index("ix_strain_flavors_walk", "name", "sort_key", "strain_id", "type", "thc", "cbd"),
     )
 
 

@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
+from models.base import sort_key_of
+
 from .dispensaries import build_dispensaries
 from .geography import load_laws, population
 from .listings import build_deals, build_doctors
@@ -84,13 +86,19 @@ class Dataset:
     def tables(self) -> dict[str, list[Row]]:
         """Table name -> rows, in an order that satisfies foreign keys.
 
-        Effect and flavor rows get their strain's type, THC and CBD, and each strain the names
-        of its effects and flavors in position order (models.strain explains why); every load,
-        seeded or imported, goes through here.
+        Effect and flavor rows get their strain's type, THC, CBD and sort key, and each strain
+        the names of its effects and flavors in position order (models.strain explains why);
+        every load, seeded or imported, goes through here.
         """
         tables = {name: getattr(self, name) for name in TABLES}
         facets = {
-            s["id"]: {"type": s["type"], "thc": s["thc"], "cbd": s["cbd"]} for s in self.strains
+            s["id"]: {
+                "type": s["type"],
+                "thc": s["thc"],
+                "cbd": s["cbd"],
+                "sort_key": sort_key_of(s["name"]),
+            }
+            for s in self.strains
         }
         for name in FACETED_TRAITS:
             tables[name] = [{**row, **facets[row["strain_id"]]} for row in tables[name]]

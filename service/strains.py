@@ -119,14 +119,17 @@ def _compare(column: Any, name: str, shape: tuple[str, ...]) -> ColumnElement[bo
 
 
 def _has_trait(
-    trait: type[StrainEffect] | type[StrainFlavor], name: str, shape: tuple[str, ...]
+    trait: type[StrainEffect] | type[StrainFlavor],
+    name: str,
+    shape: tuple[str, ...],
+    strain_id: Any = Strain.id,
 ) -> ColumnElement[bool] | None:
-    """An EXISTS test that a strain has the filter ``name``'s word(s) among its ``trait``
-    rows, or None when that filter is not set."""
+    """An EXISTS test that the strain ``strain_id`` has the filter ``name``'s word(s) among
+    its ``trait`` rows, or None when that filter is not set."""
     named = _compare(trait.name, name, shape)
     if named is None:
         return None
-    return select(trait.strain_id).where(trait.strain_id == Strain.id, named).exists()
+    return select(trait.strain_id).where(trait.strain_id == strain_id, named).exists()
 
 
 def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
@@ -148,27 +151,53 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     return where
 
 
-def _first_trait(shape: tuple[str, ...]) -> tuple[str, type[StrainEffect] | type[StrainFlavor]]:
+_Trait = tuple[str, type[StrainEffect] | type[StrainFlavor]]
+_TRAITS: tuple[_Trait, _Trait] = (("effect", StrainEffect), ("flavor", StrainFlavor))
+
+
+def _first_trait(shape: tuple[str, ...]) -> _Trait:
     """The trait filter a shape's candidates come from: its effect filter, else its flavor."""
     if "effect" in shape or "effect" + _MANY in shape:
-        return "effect", StrainEffect
-    return "flavor", StrainFlavor
+        return _TRAITS[0]
+    return _TRAITS[1]
 
 
-def _trait_rows_where(shape: tuple[str, ...]) -> tuple[Any, list[ColumnElement[bool]]]:
-    """(the first trait's table, its rows matching the shape's word(s), type and ranges). A
-    trait row carries its strain's type, THC and CBD (see models.strain), so its facets index
-    finds these rows without reading the strains."""
-    name, trait = _first_trait(shape)
+def _walked_trait(shape: tuple[str, ...]) -> _Trait | None:
+    """The trait whose rows a page walks in name order: one filtered by a single word (the
+    effect, when both are), or None."""
+    return next((found for found in _TRAITS if found[0] in shape), None)
+
+
+def _trait_rows_where(
+    shape: tuple[str, ...], first: _Trait | None = None, *, walking: bool = False
+) -> tuple[Any, list[ColumnElement[bool]]]:
+    """(the ``first`` trait's table (by default ``_first_trait``'s), its rows matching the
+    shape's word(s), type and ranges). A trait row carries its strain's type, THC and CBD (see
+    models.strain), so its indexes find these rows without reading the strains. ``walking``:
+    type and ranges are tested per row of a walk (as in ``_where``)."""
+    name, trait = first if first is not None else _first_trait(shape)
+    tested: Callable[[Any], Any] = tested_per_row if walking else (lambda c: c)
     where = [_compare(trait.name, name, shape)]
-    typed = _compare(trait.type, "type", shape)
+    typed = _compare(tested(trait.type), "type", shape)
     if typed is not None:
         where.append(typed)
     for filter_name, compared, compare in _RANGES:
         if filter_name in shape:
-            column = getattr(trait, compared.key)
+            column = tested(getattr(trait, compared.key))
             where.append(getattr(column, compare)(bindparam(filter_name, type_=Float)))
     return trait, [condition for condition in where if condition is not None]
+
+
+def _trait_walk_where(shape: tuple[str, ...], walked: _Trait) -> list[ColumnElement[bool]]:
+    """The filters of a shape as the walked trait's matching rows, each joined to its strain,
+    with an EXISTS test of the other trait's word(s) when that is filtered too."""
+    trait, where = _trait_rows_where(shape, walked, walking=True)
+    where.append(Strain.id == trait.strain_id)
+    other_name, other = _TRAITS[1] if walked[0] == "effect" else _TRAITS[0]
+    has_other = _has_trait(other, other_name, shape, trait.strain_id)
+    if has_other is not None:
+        where.append(has_other)
+    return where
 
 
 def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
@@ -201,6 +230,14 @@ def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
     if not traits:
         return Listing.of(LISTED, _where(shape, walking=False), order)
     count = _trait_count(shape)
+    walked = _walked_trait(shape)
+    if walked is not None:
+        # One word: its trait rows carry their strain's sort key, type, THC and CBD, so the
+        # page walks that word's rows in name order through one index, testing the other
+        # filters there, and stops once full; a rare word ends its walk soon too.
+        trait = walked[1]
+        where = _trait_walk_where(shape, walked)
+        return Listing.of(LISTED, where, (trait.sort_key, trait.strain_id), count=count)
     ranged = any(name in shape for name, _, _ in _RANGES)
     if dialect == "postgresql" and ranged:
         # PostgreSQL plans a statement once for any values (models.db) and guesses that a THC

@@ -51,17 +51,27 @@ def tiny_db_url(tmp_path_factory: pytest.TempPathFactory, reference_day: date) -
 DEFAULT_POSTGRES_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
 
-@pytest.fixture
-def postgres_scratch_url() -> Iterator[str]:
-    """An empty scratch database on the server at TEST_POSTGRES_URL (skipped when unreachable)."""
+@contextmanager
+def postgres_scratch() -> Iterator[str]:
+    """An empty scratch database on the server at TEST_POSTGRES_URL, dropped on exit (the
+    test is skipped when the server is unreachable)."""
     server = os.environ.get("TEST_POSTGRES_URL", DEFAULT_POSTGRES_URL)
     try:
         url = _create_scratch_database(server)
     except OperationalError as error:
         reason = str(error.orig).splitlines()[0] if error.orig else type(error).__name__
         pytest.skip(f"PostgreSQL is not reachable at {make_url(server).host}: {reason}")
-    yield url
-    _drop_scratch_database(server, url)
+    try:
+        yield url
+    finally:
+        _drop_scratch_database(server, url)
+
+
+@pytest.fixture
+def postgres_scratch_url() -> Iterator[str]:
+    """An empty scratch database for one test (see postgres_scratch)."""
+    with postgres_scratch() as url:
+        yield url
 
 
 def _admin_engine(server_url: str) -> Engine:

@@ -168,6 +168,43 @@ def test_the_facets_revision_fills_postgresql_rows_loaded_before(
     _assert_facets_are_filled_for_rows_loaded_before(postgres_scratch_url)
 
 
+def _assert_sort_keys_are_filled_for_rows_loaded_before(url: str) -> None:
+    """Trait rows loaded before the sort-key revision get their strain's sort key."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        command.downgrade(_alembic(url), "4f7c2e9a1b63")  # drops the copies, keeps the rows
+        with engine.connect() as conn:
+            columns = {c["name"] for c in inspect(conn).get_columns("strain_flavors")}
+        assert "sort_key" not in columns
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            for table in ("strain_effects", "strain_flavors"):
+                pairs = conn.execute(
+                    text(
+                        f"SELECT t.sort_key, s.sort_key FROM {table} t "
+                        "JOIN strains s ON s.id = t.strain_id"
+                    )
+                ).all()
+                assert len(pairs) > 100
+                assert all(copied == own for copied, own in pairs)
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_sort_keys_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
+    _assert_sort_keys_are_filled_for_rows_loaded_before(f"sqlite:///{tmp_path / 'keys.db'}")
+
+
+@pytest.mark.postgres
+def test_the_sort_keys_revision_fills_postgresql_rows_loaded_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_sort_keys_are_filled_for_rows_loaded_before(postgres_scratch_url)
+
+
 def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
     """Entries built before the pairs revision get their pieces (pairs and, since revision
     b8e4d2a6f1c3, single characters) on upgrade."""

@@ -70,6 +70,19 @@ def test_primary_keys_run_from_one_to_n(tiny: Dataset) -> None:
         assert [r["id"] for r in rows] == list(range(1, len(rows) + 1)), name
 
 
+def test_effect_and_flavor_rows_carry_their_strains_filter_and_order_columns(
+    tiny: Dataset,
+) -> None:
+    strains = {s["id"]: s for s in tiny.strains}
+    tables = tiny.tables()
+    for name in ("strain_effects", "strain_flavors"):
+        assert tables[name]
+        for row in tables[name]:
+            strain = strains[row["strain_id"]]
+            copied = (row["type"], row["thc"], row["cbd"], row["sort_key"])
+            assert copied == (strain["type"], strain["thc"], strain["cbd"], strain["name"].lower())
+
+
 def test_every_jurisdiction_with_a_program_gets_a_dispensary_even_at_tiny_scale(
     tiny: Dataset,
 ) -> None:
