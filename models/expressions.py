@@ -6,7 +6,7 @@ SQLAlchemy documents for custom constructs: their arguments take part in the sta
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Float
+from sqlalchemy import Boolean, ColumnElement, Float, ScalarSelect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import QueryableAttribute
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -77,3 +77,32 @@ def _plus_zero(element: sorted_per_row, compiler: SQLCompiler, **kw: Any) -> str
 @compiles(sorted_per_row, "sqlite")
 def _sqlite_unindexed_order(element: sorted_per_row, compiler: SQLCompiler, **kw: Any) -> str:
     return "+" + compiler.process(element.clauses, **kw)
+
+
+class in_subquery_once(FunctionElement[bool]):
+    """``column IN (subquery)`` for a subquery that does not depend on the row, run once per
+    statement and each row tested against its result. PostgreSQL turns an ``IN`` into a
+    semi-join, and a plan made for any values (models.db) that expects one outer row reads the
+    subquery's rows again for every row; ``column = ANY(ARRAY(subquery))`` makes it an init
+    plan, its array scanned per row (so for few rows: a box, not a whole table). SQLite already
+    runs an uncorrelated ``IN`` once into a temporary index."""
+
+    inherit_cache = True
+    type = Boolean()
+
+    def __init__(
+        self, column: ColumnElement[Any] | QueryableAttribute[Any], subquery: ScalarSelect[Any]
+    ) -> None:
+        super().__init__(column, subquery)
+
+
+@compiles(in_subquery_once)
+def _any_of_array(element: in_subquery_once, compiler: SQLCompiler, **kw: Any) -> str:
+    column, subquery = element.clauses
+    return f"{compiler.process(column, **kw)} = ANY(ARRAY{compiler.process(subquery, **kw)})"
+
+
+@compiles(in_subquery_once, "sqlite")
+def _sqlite_in(element: in_subquery_once, compiler: SQLCompiler, **kw: Any) -> str:
+    column, subquery = element.clauses
+    return f"{compiler.process(column, **kw)} IN {compiler.process(subquery, **kw)}"

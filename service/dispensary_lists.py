@@ -21,6 +21,7 @@ from sqlalchemy import (
 
 from models import Dispensary, MenuItem
 from models.db import AnySelect, Reader
+from models.expressions import in_subquery_once
 
 from .filters import DispensaryFilters
 from .geo import miles_sql
@@ -119,11 +120,16 @@ def _compared_where(compared: tuple[str, ...]) -> list[Any]:
     return compared_where(_COMPARED, compared, _MANY)
 
 
-def _stocking() -> ColumnElement[bool]:
-    """Only dispensaries whose menu has the strain ``:strain_id``."""
+def _stocking(*, near: bool = False) -> ColumnElement[bool]:
+    """Only dispensaries whose menu has the strain ``:strain_id``. ``near``: the rows are those
+    of a circle's bounding box, few enough to test each against the stockists' ids read once
+    (models.expressions.in_subquery_once; PostgreSQL otherwise read the strain's menu items
+    again for every dispensary of the box)."""
     stocked = select(MenuItem.dispensary_id).where(
         MenuItem.strain_id == bindparam("strain_id", type_=Integer)
     )
+    if near:
+        return in_subquery_once(Dispensary.id, stocked.scalar_subquery())
     return Dispensary.id.in_(stocked)
 
 
@@ -175,7 +181,7 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
     elif shape.where == "box":
         where.append(box_where(Dispensary.lat, Dispensary.lng))
     if shape.stocking:
-        where.append(_stocking())
+        where.append(_stocking(near=shape.where == "near"))
     if timed:
         columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
     near = select(*columns).where(*where).subquery("candidates")
@@ -211,7 +217,7 @@ def _timed_nearby(shape: _Shape) -> AnySelect:
     columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
     where = [*_compared_where(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
     if shape.stocking:
-        where.append(_stocking())
+        where.append(_stocking(near=True))
     found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
     return (
         select(*found.c)

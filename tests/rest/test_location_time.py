@@ -20,6 +20,7 @@ import service.dispensary_lists
 import web.accel.replay
 import web.today
 from models import Dispensary, Doctor, MenuItem
+from service.geo import Point, miles_from
 from tests.menus import most_listed_strain
 from tests.opening import is_open_at
 
@@ -422,6 +423,32 @@ def test_where_to_buy_near_a_point_open_at_an_instant(api, session: Session) -> 
     assert [i["distance"] for i in near] == sorted(i["distance"] for i in near)
     assert all(i["is_open"] and is_open_at(i["hours"], i["timezone"], at) for i in near)
     assert {i["id"] for i in near} <= {i["id"] for i in everywhere}
+
+
+@pytest.mark.parametrize("radius", [5, 60, 500])
+@pytest.mark.parametrize("open_now", [None, "false"])
+def test_where_to_buy_near_a_point_is_every_stockist_within_the_radius_nearest_first(
+    api, session: Session, radius: int, open_now: str | None
+) -> None:
+    strain = most_listed_strain(session)
+    stockists = set(
+        session.scalars(select(MenuItem.dispensary_id).where(MenuItem.strain_id == strain.id))
+    )
+    shops = session.scalars(select(Dispensary).where(Dispensary.id.in_(stockists))).all()
+    origin = min(shops, key=lambda shop: shop.id)
+    miles = miles_from(Point(origin.lat, origin.lng))
+    expected = sorted(
+        (miles(shop.lat, shop.lng), shop.sort_key, shop.id, shop.public_id)
+        for shop in shops
+        if miles(shop.lat, shop.lng) <= radius
+    )
+    extra = {} if open_now is None else {"open_now": open_now}
+    found = _walk(
+        api, f"/api/v1/strains/{strain.slug}/dispensaries", lat=origin.lat, lng=origin.lng,
+        radius=radius, **extra,
+    )  # fmt: skip
+    assert [item["id"] for item in found] == [public_id for *_, public_id in expected]
+    assert [item["distance"] for item in found] == [round(d, 1) for d, *_ in expected]
 
 
 def test_where_to_buy_an_unknown_strain_is_a_404(api) -> None:
