@@ -62,6 +62,17 @@ CASES = [
         "open now near, 500mi",
         "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&radius=500&open_now=true",
     ),
+    # open_now's answer depends on the hour the bench runs (at night in Denver the page is
+    # empty); a fixed evening instant measures a full page of open dispensaries every time.
+    (
+        "open at near, evening",
+        "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&open_at=2026-12-04T18:00:00-07:00",
+    ),
+    (
+        "open at near, 500mi evening",
+        "/api/v1/dispensaries?lat=39.7392&lng=-104.9903&radius=500"
+        "&open_at=2026-12-04T18:00:00-07:00",
+    ),
     ("doctors near lat/lng", "/api/v1/doctors?lat=40.7128&lng=-74.006&radius=50&limit=20"),
     ("deals near, open now", "/api/v1/deals?lat=47.6062&lng=-122.3321&open_now=true&limit=20"),
     ("where to buy", "/api/v1/strains/og-kush/dispensaries?limit=20"),
