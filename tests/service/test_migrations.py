@@ -127,82 +127,61 @@ def test_upgrading_a_loaded_postgresql_database_indexes_its_rows(
     _assert_upgrade_indexes_the_rows_already_loaded(postgres_scratch_url)
 
 
-def _assert_facets_are_filled_for_rows_loaded_before(url: str) -> None:
-    """Trait rows loaded before the facets revision get their strain's type, THC and CBD."""
+def _assert_trait_copies_are_filled_for_rows_loaded_before(
+    url: str, revision: str, copies: tuple[str, ...]
+) -> None:
+    """Effect and flavor rows loaded before ``revision`` get their strain's ``copies`` (its
+    columns of those names) on upgrade: downgrading to the revision before it drops the
+    copies and keeps the rows."""
     command.upgrade(_alembic(url), "head")
     engine = make_engine(url)
     try:
         load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
-        command.downgrade(_alembic(url), "5e2b8c41d0a7")  # drops the copies, keeps the rows
+        command.downgrade(_alembic(url), revision)
         with engine.connect() as conn:
-            columns = {c["name"] for c in inspect(conn).get_columns("strain_effects")}
-        assert "thc" not in columns
+            for table in ("strain_effects", "strain_flavors"):
+                columns = {c["name"] for c in inspect(conn).get_columns(table)}
+                assert not columns & set(copies), table
         command.upgrade(_alembic(url), "head")
         with engine.connect() as conn:
             for table in ("strain_effects", "strain_flavors"):
-                mismatched = conn.scalar(
-                    text(
-                        f"SELECT count(*) FROM {table} t JOIN strains s ON s.id = t.strain_id "
-                        "WHERE t.type <> s.type OR t.thc <> s.thc OR t.cbd <> s.cbd"
-                    )
-                )
-                filled = conn.scalar(text(f"SELECT count(*) FROM {table} WHERE thc IS NOT NULL"))
-                assert (mismatched, filled) == (
-                    0,
-                    conn.scalar(text(f"SELECT count(*) FROM {table}")),
-                )
-                assert filled > 100
+                picked = ", ".join([f"t.{c}" for c in copies] + [f"s.{c}" for c in copies])
+                pairs = conn.execute(
+                    text(f"SELECT {picked} FROM {table} t JOIN strains s ON s.id = t.strain_id")
+                ).all()
+                assert len(pairs) > 100
+                assert all(row[: len(copies)] == row[len(copies) :] for row in pairs), table
     finally:
         engine.dispose()
     command.downgrade(_alembic(url), "base")
 
 
+FACETS = ("5e2b8c41d0a7", ("type", "thc", "cbd"))  # the revision before 7a4d19e6c3b2, its copies
+SORT_KEYS = ("4f7c2e9a1b63", ("sort_key",))  # the revision before 6d1e8b3f7a20, its copy
+
+
 def test_the_facets_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
-    _assert_facets_are_filled_for_rows_loaded_before(f"sqlite:///{tmp_path / 'facets.db'}")
+    url = f"sqlite:///{tmp_path / 'facets.db'}"
+    _assert_trait_copies_are_filled_for_rows_loaded_before(url, *FACETS)
 
 
 @pytest.mark.postgres
 def test_the_facets_revision_fills_postgresql_rows_loaded_before(
     postgres_scratch_url: str,
 ) -> None:
-    _assert_facets_are_filled_for_rows_loaded_before(postgres_scratch_url)
-
-
-def _assert_sort_keys_are_filled_for_rows_loaded_before(url: str) -> None:
-    """Trait rows loaded before the sort-key revision get their strain's sort key."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
-        command.downgrade(_alembic(url), "4f7c2e9a1b63")  # drops the copies, keeps the rows
-        with engine.connect() as conn:
-            columns = {c["name"] for c in inspect(conn).get_columns("strain_flavors")}
-        assert "sort_key" not in columns
-        command.upgrade(_alembic(url), "head")
-        with engine.connect() as conn:
-            for table in ("strain_effects", "strain_flavors"):
-                pairs = conn.execute(
-                    text(
-                        f"SELECT t.sort_key, s.sort_key FROM {table} t "
-                        "JOIN strains s ON s.id = t.strain_id"
-                    )
-                ).all()
-                assert len(pairs) > 100
-                assert all(copied == own for copied, own in pairs)
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
+    _assert_trait_copies_are_filled_for_rows_loaded_before(postgres_scratch_url, *FACETS)
 
 
 def test_the_sort_keys_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
-    _assert_sort_keys_are_filled_for_rows_loaded_before(f"sqlite:///{tmp_path / 'keys.db'}")
+    url = f"sqlite:///{tmp_path / 'keys.db'}"
+    _assert_trait_copies_are_filled_for_rows_loaded_before(url, *SORT_KEYS)
 
 
 @pytest.mark.postgres
 def test_the_sort_keys_revision_fills_postgresql_rows_loaded_before(
     postgres_scratch_url: str,
 ) -> None:
-    _assert_sort_keys_are_filled_for_rows_loaded_before(postgres_scratch_url)
+    _assert_trait_copies_are_filled_for_rows_loaded_before(postgres_scratch_url, *SORT_KEYS)
 
 
 def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
