@@ -118,6 +118,10 @@ def _compare(column: Any, name: str, shape: tuple[str, ...]) -> ColumnElement[bo
     return None
 
 
+_Trait = tuple[str, type[StrainEffect] | type[StrainFlavor]]
+_TRAITS: tuple[_Trait, _Trait] = (("effect", StrainEffect), ("flavor", StrainFlavor))
+
+
 def _has_trait(
     trait: type[StrainEffect] | type[StrainFlavor],
     name: str,
@@ -141,7 +145,7 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     typed = _compare(column(Strain.type), "type", shape)
     if typed is not None:
         where.append(typed)
-    for name, trait in (("effect", StrainEffect), ("flavor", StrainFlavor)):
+    for name, trait in _TRAITS:
         has_trait = _has_trait(trait, name, shape)
         if has_trait is not None:
             where.append(has_trait)
@@ -149,10 +153,6 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
         if name in shape:
             where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
     return where
-
-
-_Trait = tuple[str, type[StrainEffect] | type[StrainFlavor]]
-_TRAITS: tuple[_Trait, _Trait] = (("effect", StrainEffect), ("flavor", StrainFlavor))
 
 
 def _first_trait(shape: tuple[str, ...]) -> _Trait:
@@ -203,8 +203,9 @@ def _trait_walk_where(shape: tuple[str, ...], walked: _Trait) -> list[ColumnElem
 def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
     """The count of a shape with a trait filter, from the first trait's rows alone: one row
     per strain and word, so a strain is counted once per word it matches unless DISTINCT."""
-    name, _ = _first_trait(shape)
-    trait, where = _trait_rows_where(shape)
+    first = _first_trait(shape)
+    name, _ = first
+    trait, where = _trait_rows_where(shape, first)
     flavored = _compare(StrainFlavor.name, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
         where.append(trait.strain_id.in_(select(StrainFlavor.strain_id).where(flavored)))
