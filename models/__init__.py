@@ -10,7 +10,13 @@ from .api_key import ApiKey
 from .base import Base
 from .dataset import DatasetInfo
 from .deal import Deal
-from .dispensary import Dispensary, MenuItem, Review
+from .dispensary import (
+    Dispensary,
+    DispensaryOpenSpan,
+    DispensaryTimeZone,
+    MenuItem,
+    Review,
+)
 from .doctor import Doctor
 from .law import Law
 from .search import SearchEntry, SearchPair
@@ -22,6 +28,8 @@ __all__ = [
     "DatasetInfo",
     "Deal",
     "Dispensary",
+    "DispensaryOpenSpan",
+    "DispensaryTimeZone",
     "Doctor",
     "Law",
     "MenuItem",

@@ -128,3 +128,30 @@ class Review(Timestamped, Base):
 
     def __repr__(self) -> str:
         return f"Review(dispensary_id={self.dispensary_id}, rating={self.rating}, date={self.date})"
+
+
+class DispensaryOpenSpan(Base):
+    """One opening of a dispensary's week, as seconds after Monday 00:00 in its zone's wall
+    time, cut at the week's end (service.hours.weekly_spans). Derived from ``hours`` by every
+    load, so that "open at this instant" is a SQL condition: away from an offset change, each
+    zone's moment of the week is known per request (service.hours.steady_moments)."""
+
+    __tablename__ = "dispensary_open_spans"
+    # The key holds every column, so a probe reads the key alone (no rowid table on SQLite);
+    # a dispensary's openings never overlap, so (dispensary_id, starts) is unique too.
+    __table_args__ = ({"sqlite_with_rowid": False},)
+
+    dispensary_id: Mapped[int] = mapped_column(
+        ForeignKey("dispensaries.id", ondelete="CASCADE"), primary_key=True
+    )
+    starts: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ends: Mapped[int] = mapped_column(Integer, primary_key=True)
+
+
+class DispensaryTimeZone(Base):
+    """Every zone some dispensary is in (set by every load with the spans): the zones whose
+    moment of the week a request works out."""
+
+    __tablename__ = "dispensary_time_zones"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -6,6 +6,7 @@ from datetime import date, datetime
 from typing import Any
 
 from models.base import sort_key_of
+from service.hours import weekly_spans
 
 from .dispensaries import build_dispensaries
 from .geography import load_laws, population
@@ -88,7 +89,8 @@ class Dataset:
 
         Effect and flavor rows get their strain's type, THC, CBD and sort key, and each strain
         the names of its effects and flavors in position order (models.strain explains why);
-        every load, seeded or imported, goes through here.
+        the dispensaries' openings and zones are derived from their hours. Every load, seeded
+        or imported, goes through here.
         """
         tables = {name: getattr(self, name) for name in TABLES}
         facets = {
@@ -109,11 +111,24 @@ class Dataset:
             {**s, **{column: names.get(s["id"], []) for column, names in listed.items()}}
             for s in self.strains
         ]
+        tables.update(_opening_tables(self.dispensaries))
         return tables
 
     def counts(self) -> dict[str, int]:
         """Table name -> number of rows."""
         return {name: len(rows) for name, rows in self.tables().items()}
+
+
+def _opening_tables(dispensaries: list[Row]) -> dict[str, list[Row]]:
+    """Each dispensary's openings of the week and the set of their zones (models.dispensary
+    says what they are for)."""
+    spans = [
+        {"dispensary_id": shop["id"], "starts": starts, "ends": ends}
+        for shop in dispensaries
+        for starts, ends in weekly_spans(shop["hours"])
+    ]
+    zones = [{"name": zone} for zone in sorted({shop["timezone"] for shop in dispensaries})]
+    return {"dispensary_open_spans": spans, "dispensary_time_zones": zones}
 
 
 def _names_by_strain(rows: list[Row]) -> dict[int, list[str]]:

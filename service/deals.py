@@ -12,6 +12,7 @@ from models import Deal, Dispensary
 from models.db import AnySelect, Reader
 from models.expressions import sorted_per_row
 
+from . import open_sql
 from .errors import NotFound
 from .filters import DealFilters
 from .geo import miles_sql
@@ -74,12 +75,16 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
 
 
 @lru_cache(maxsize=16)
-def _listing(compared: tuple[str, ...]) -> Listing:
+def _listing(compared: tuple[str, ...], open_zones: tuple[str, ...] = ()) -> Listing:
     # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
     # the dispensaries' indexes and sorted, where walking the expiry index would read every
-    # active deal to find a small state's. Otherwise the expiry index gives the order.
+    # active deal to find a small state's. Otherwise the expiry index gives the order (with
+    # ``open_zones`` each deal's dispensary is tested on the way: service.open_sql).
     placed = "state" in compared or "city" in compared
     expires = sorted_per_row(Deal.expires) if placed else Deal.expires
+    if open_zones:
+        where = [*_where(compared), open_sql.open_where(open_zones)]
+        return Listing.of(LISTED, where, (expires, Deal.id))
     return Listing.of(LISTED, _where(compared), (expires, Deal.id), count=_deals_count(compared))
 
 
@@ -95,11 +100,16 @@ def _deals_count(compared: tuple[str, ...]) -> AnySelect | None:
 
 
 @lru_cache(maxsize=64)
-def _candidates(compared: tuple[str, ...], near: bool, *, timed: bool) -> Any:
-    """The narrow rows a list chooses from, every filter but the clock applied: a point narrows
-    the dispensaries by its bounding box (the (lat, lng) index) and the exact distance decides."""
+def _candidates(
+    compared: tuple[str, ...], near: bool, *, timed: bool, open_zones: tuple[str, ...] = ()
+) -> Any:
+    """The narrow rows a list chooses from, every filter but the clock applied (with
+    ``open_zones``, the clock too: service.open_sql): a point narrows the dispensaries by its
+    bounding box (the (lat, lng) index) and the exact distance decides."""
     columns: list[Any] = [Deal.id, Deal.expires]
     where = _where(compared)
+    if open_zones:
+        where.append(open_sql.open_where(open_zones))
     if near:
         columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
         where.append(near_where(Dispensary.lat, Dispensary.lng))
@@ -117,8 +127,10 @@ def _order(columns: Any, sort: str) -> tuple[Any, ...]:
 
 
 @lru_cache(maxsize=64)
-def _ranked_listing(compared: tuple[str, ...], near: bool, sort: str) -> Listing:
-    found, within = _candidates(compared, near, timed=False)
+def _ranked_listing(
+    compared: tuple[str, ...], near: bool, sort: str, open_zones: tuple[str, ...] = ()
+) -> Listing:
+    found, within = _candidates(compared, near, timed=False, open_zones=open_zones)
 
     def listed(ranked: Subquery) -> AnySelect:
         distance = [ranked.c.distance] if near else []
@@ -163,7 +175,15 @@ def list_deals(
     if not near:
         found = fetch_page(db, _listing(shape[0]), params, page)
         return replace(found, items=[DealRow(*row) for row in found.items])
-    found = fetch_page(db, _ranked_listing(*shape), params, page)
+    return _ranked_page(db, _ranked_listing(*shape), params, page, near=True)
+
+
+def _ranked_page(
+    db: Reader, listing: Listing, params: dict[str, Any], page: PageRequest, *, near: bool
+) -> Page[DealRow]:
+    found = fetch_page(db, listing, params, page)
+    if not near:
+        return replace(found, items=[DealRow(*row) for row in found.items])
     listed = len(LISTED)
     # misc: mypy cannot tell that row[:listed] (the listed columns) stops short of ``distance``.
     items = [
@@ -180,8 +200,14 @@ def _open_page(
     page: PageRequest,
     at: datetime,
 ) -> Page[DealRow]:
-    """The candidates whose dispensary is open at ``at`` in its own zone, paged in Python."""
+    """The candidates whose dispensary is open at ``at`` in its own zone: kept by the database
+    away from a change of offset (service.open_sql), else tested and paged in Python."""
     near = shape[1]
+    in_sql = open_sql.moments(db, at)
+    if in_sql is not None:
+        zones, moments = in_sql
+        listing = _ranked_listing(*shape, zones) if near else _listing(shape[0], zones)
+        return _ranked_page(db, listing, {**params, **moments}, page, near=near)
     opened = [
         (row.id, row.distance if near else None)
         for row in rows(db, _timed_candidates(*shape), params)

@@ -23,6 +23,7 @@ from models import Dispensary, MenuItem
 from models.db import AnySelect, Reader
 from models.expressions import in_subquery_once
 
+from . import open_sql
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .hours import OpenState, hours_from_text, open_state
@@ -165,6 +166,9 @@ class _Shape(NamedTuple):
     where: str | None  # "near", "box" or None
     stocking: bool  # only dispensaries whose menu has :strain_id
     sort: str
+    # Open at an instant, tested in SQL: each of these zones' moment of the week is
+    # :moment_<i> (service.open_sql).
+    open_zones: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=128)
@@ -182,11 +186,23 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
         where.append(box_where(Dispensary.lat, Dispensary.lng))
     if shape.stocking:
         where.append(_stocking(near=shape.where == "near"))
+    if shape.open_zones:
+        where.append(open_sql.open_where(shape.open_zones))
     if timed:
         columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
     near = select(*columns).where(*where).subquery("candidates")
     within = [near.c.distance <= bindparam("radius", type_=Float)] if shape.where == "near" else []
     return near, within
+
+
+def _open_in_sql(db: Reader, shape: _Shape, at: datetime) -> tuple[_Shape, dict[str, int]] | None:
+    """The shape and parameters that keep the rows open at ``at`` in SQL (service.open_sql),
+    or None where each row's hours are tested in Python."""
+    found = open_sql.moments(db, at)
+    if found is None:
+        return None
+    zones, params = found
+    return shape._replace(open_zones=zones), params
 
 
 @lru_cache(maxsize=128)
@@ -326,9 +342,14 @@ def _timed(row: DispensaryRow, at: datetime) -> DispensaryRow:
 def _open_page(
     db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
 ) -> Page[DispensaryRow]:
-    """The candidates open at ``at`` in their own zones, paged in Python: the hours of each
-    candidate are tested here (a zone per row is beyond a portable index), the listed columns
-    read for the page's rows only."""
+    """The rows open at ``at`` in their own zones. Away from a change of offset the database
+    keeps them (the openings' table, see _open_in_sql) and pages them like any list; near one,
+    the candidates' hours are tested here and the page cut in Python, the listed columns read
+    for the page's rows only."""
+    in_sql = _open_in_sql(db, shape, at)
+    if in_sql is not None:
+        kept = _ranked_page(db, in_sql[0], {**params, **in_sql[1]}, page)
+        return replace(kept, items=[_timed(row, at) for row in kept.items])
     if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
         listed_columns = len(LISTED)
         found: list[tuple[Any, OpenState]] = []

@@ -19,7 +19,7 @@ openings around the instant mapped one by one.
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
@@ -260,3 +260,33 @@ def open_state(hours: Mapping[str, str], timezone: str, at: datetime) -> OpenSta
     if into_week < week.closes[index]:
         return _state(timezone, True, instant - into_week + week.closes[index])
     return _state(timezone, False, instant - into_week + week.opens[index + 1])
+
+
+def weekly_spans(hours: Mapping[str, str]) -> tuple[tuple[int, int], ...]:
+    """The week's openings as (start, end) seconds after Monday 00:00 wall time, cut at the
+    week's end (an opening running past Sunday midnight gives a second span from 0), for a
+    database to test a moment of the week against; raise ValueError for invalid hours."""
+    week = hours.week if isinstance(hours, WeeklyHours) else _compile(tuple(hours.items()))
+    if week.always:
+        return ((0, WEEK),)
+    spans = []
+    for start, end in week.cycle:
+        spans.append((start, min(end, WEEK)))
+        if end > WEEK:
+            spans.append((0, end - WEEK))
+    return tuple(sorted(spans))
+
+
+def steady_moments(zones: Iterable[str], at: datetime) -> dict[str, int] | None:
+    """Seconds after the local Monday 00:00 at the aware instant ``at`` in each zone, or None
+    when an offset change is near in any of them. Away from a change a zone's wall clock is the
+    instant shifted by one offset, so a place is open exactly when its moment lies in one of
+    its :func:`weekly_spans`; near one, :func:`open_state` maps each opening on its own."""
+    instant = int(at.timestamp() // 1)
+    moments = {}
+    for zone in zones:
+        _wall, into_week, steady = _moment(zone, instant)
+        if not steady:
+            return None
+        moments[zone] = into_week
+    return moments

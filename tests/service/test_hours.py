@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.hours import OpenState, hours_from_text, open_state, parse_span
+from service.hours import DAY, OpenState, hours_from_text, open_state, parse_span, weekly_spans
 from service.vocab import WEEKDAYS
 
 LA = "America/Los_Angeles"
@@ -301,3 +301,21 @@ def test_the_open_state_matches_a_brute_force_search(
         assert change > at
         assert change.utcoffset() == change.astimezone(ZoneInfo(zone)).utcoffset()
         assert str(change.tzinfo) == zone
+
+
+HOUR = 3600
+
+
+def test_the_weeks_openings_are_cut_at_its_end_for_the_database() -> None:
+    assert weekly_spans({"sun": "18:00-02:00", "mon": "9:00-17:00"}) == (
+        (0, 2 * HOUR),
+        (9 * HOUR, 17 * HOUR),
+        (6 * DAY + 18 * HOUR, 7 * DAY),
+    )
+    # Sunday to midnight and Monday from midnight are one opening, cut at the week's end.
+    assert weekly_spans({"sun": "20:00-24:00", "mon": "0:00-03:00"}) == (
+        (0, 3 * HOUR),
+        (6 * DAY + 20 * HOUR, 7 * DAY),
+    )
+    assert weekly_spans(dict.fromkeys(WEEKDAYS, "0:00-24:00")) == ((0, 7 * DAY),)
+    assert weekly_spans({}) == ()

@@ -357,3 +357,38 @@ def test_the_time_zone_revision_fills_sqlite_listings(tmp_path: Path) -> None:
 @pytest.mark.postgres
 def test_the_time_zone_revision_fills_postgresql_listings(postgres_scratch_url: str) -> None:
     _assert_time_zones_are_filled_for_listings_loaded_before(postgres_scratch_url)
+
+
+def _assert_open_spans_are_filled_for_rows_loaded_before(url: str) -> None:
+    """Dispensaries loaded before the open-spans revision get their openings and zones."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    spans = text("SELECT dispensary_id, starts, ends FROM dispensary_open_spans")
+    zones = text("SELECT name FROM dispensary_time_zones")
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        with engine.connect() as conn:
+            loaded = (set(conn.execute(spans).all()), set(conn.execute(zones).all()))
+        command.downgrade(_alembic(url), "6d1e8b3f7a20")  # drops both, keeps the shops
+        with engine.connect() as conn:
+            assert not inspect(conn).has_table("dispensary_open_spans")
+            assert not inspect(conn).has_table("dispensary_time_zones")
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            assert (set(conn.execute(spans).all()), set(conn.execute(zones).all())) == loaded
+        assert len(loaded[0]) > 500
+        assert len(loaded[1]) > 3
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
+
+
+def test_the_open_spans_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
+    _assert_open_spans_are_filled_for_rows_loaded_before(f"sqlite:///{tmp_path / 'open.db'}")
+
+
+@pytest.mark.postgres
+def test_the_open_spans_revision_fills_postgresql_rows_loaded_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_open_spans_are_filled_for_rows_loaded_before(postgres_scratch_url)

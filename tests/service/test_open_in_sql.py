@@ -1,0 +1,148 @@
+"""Open at an instant, kept by SQL away from changes of UTC offset (service.open_sql), answers
+as the hours tested one by one do (tests/opening.py, sharing nothing with service.hours): over
+a year of instants, so both ways are taken (near a change of offset the lists test each row in
+Python), for dispensaries by name, in a state, around a point, and for deals."""
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Connection
+
+from models.db import make_engine
+from seed import Dataset, load_dataset
+from service import open_sql
+from service.deals import list_deals
+from service.dispensary_lists import list_dispensaries
+from service.filters import DealFilters, DispensaryFilters
+from service.paging import Page, PageRequest
+from tests.opening import DAYS, is_open_at
+
+# Every 53 hours through 2026 from 00:17 UTC: every hour of the day and day of the week comes
+# up, and so do the days around both changes of offset.
+INSTANTS = [datetime(2026, 1, 1, 0, 17, tzinfo=UTC) + timedelta(hours=53 * n) for n in range(166)]
+# Around the point: a circle wide enough to hold several states' shops.
+POINT = (39.7392, -104.9903, 500.0)
+
+
+def _every_page(list_page: Callable[[PageRequest], Page[Any]]) -> tuple[list[Any], int]:
+    """Every item of a list, page after page of 100, and the total the first page gave."""
+    items: list[Any] = []
+    first = list_page(PageRequest.build(limit=100, offset=0))
+    total = first.total
+    page = first
+    while page.items:
+        items += page.items
+        page = list_page(PageRequest.build(limit=100, offset=len(items)))
+    return items, total
+
+
+def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
+    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lng2 - lng1)
+    cosine = math.sin(p1) * math.sin(p2) + math.cos(p1) * math.cos(p2) * math.cos(dl)
+    return 3958.7613 * math.acos(max(-1.0, min(1.0, cosine)))
+
+
+def _open_shops(dataset: Dataset, at: datetime) -> Iterator[dict[str, Any]]:
+    return (s for s in dataset.dispensaries if is_open_at(s["hours"], s["timezone"], at))
+
+
+@pytest.fixture(scope="module")
+def ways(db: Connection) -> dict[str, int]:
+    """How many instants each way answers (both must be taken for the tests to mean much)."""
+    in_sql = sum(open_sql.moments(db, at) is not None for at in INSTANTS)
+    return {"sql": in_sql, "python": len(INSTANTS) - in_sql}
+
+
+def test_both_ways_are_taken_over_the_year(ways: dict[str, int]) -> None:
+    # Four days either side of each change (service.hours._REACH: 8 days) at least.
+    assert ways["python"] >= 5
+    assert ways["sql"] >= 120
+
+
+def test_near_a_change_of_offset_the_hours_are_tested_in_python(db: Connection) -> None:
+    assert open_sql.moments(db, datetime(2026, 11, 1, 9, 30, tzinfo=UTC)) is None
+    steady = open_sql.moments(db, datetime(2026, 12, 4, 1, 0, tzinfo=UTC))
+    assert steady is not None
+    zones, params = steady
+    assert "America/Los_Angeles" in zones
+    assert len(params) == len(zones)
+
+
+@pytest.mark.parametrize("at", INSTANTS, ids=lambda at: at.strftime("%m-%d %H:%M"))
+def test_open_dispensaries_by_name_are_those_open_then(
+    db: Connection, dataset: Dataset, at: datetime
+) -> None:
+    filters = DispensaryFilters.create(open_at=at)
+    items, total = _every_page(lambda page: list_dispensaries(db, filters, page))
+    expected = sorted(_open_shops(dataset, at), key=lambda s: (s["name"].casefold(), s["id"]))
+    assert [row.public_id for row in items] == [s["public_id"] for s in expected]
+    assert total == len(expected)
+    assert all(row.is_open and row.next_change is not None for row in items)
+
+
+@pytest.mark.parametrize("at", INSTANTS[::5], ids=lambda at: at.strftime("%m-%d %H:%M"))
+def test_open_dispensaries_in_a_state_and_around_a_point_are_those_open_then(
+    db: Connection, dataset: Dataset, at: datetime
+) -> None:
+    in_state = DispensaryFilters.create(open_at=at, state="CA,CO")
+    items, total = _every_page(lambda page: list_dispensaries(db, in_state, page))
+    expected = {s["public_id"] for s in _open_shops(dataset, at) if s["state"] in ("CA", "CO")}
+    assert {row.public_id for row in items} == expected
+    assert total == len(expected)
+    lat, lng, radius = POINT
+    near = DispensaryFilters.create(open_at=at, lat=lat, lng=lng, radius=radius)
+    items, total = _every_page(lambda page: list_dispensaries(db, near, page))
+    distances = {
+        s["public_id"]: _miles(lat, lng, s["lat"], s["lng"]) for s in _open_shops(dataset, at)
+    }
+    expected = {key for key, miles in distances.items() if miles <= radius}
+    assert {row.public_id for row in items} == expected
+    assert total == len(expected)
+    assert [row.distance for row in items] == sorted(row.distance for row in items)
+
+
+@pytest.mark.parametrize("at", INSTANTS[::3], ids=lambda at: at.strftime("%m-%d %H:%M"))
+def test_deals_of_open_dispensaries_are_those_open_then(
+    db: Connection, dataset: Dataset, reference_day: date, at: datetime
+) -> None:
+    filters = DealFilters.create(open_at=at)
+    items, total = _every_page(lambda page: list_deals(db, filters, page, today=reference_day))
+    shops = {s["id"] for s in _open_shops(dataset, at)}
+    active = [d for d in dataset.deals if d["expires"] >= reference_day]
+    expected = sorted(
+        (d for d in active if d["dispensary_id"] in shops), key=lambda d: (d["expires"], d["id"])
+    )
+    assert [row.public_id for row in items] == [d["public_id"] for d in expected]
+    assert total == len(expected)
+
+
+def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
+    tmp_path: Path, dataset: Dataset
+) -> None:
+    """The seed has no such shop: one is given hours that wrap past the week's end (the span
+    the database keeps is cut there, service.hours.weekly_spans) and one is open round the
+    clock."""
+    shops = [dict(shop) for shop in dataset.dispensaries]
+    late, always = shops[0], shops[1]
+    late.update(hours={"sun": "18:00-02:00"}, timezone="America/Los_Angeles")
+    always.update(hours=dict.fromkeys(DAYS, "0:00-24:00"), timezone="Pacific/Guam")
+    engine = make_engine(f"sqlite:///{tmp_path / 'wrap.db'}")
+    try:
+        load_dataset(engine, replace(dataset, dispensaries=shops))
+        with engine.connect() as conn:
+            for local, wanted in (("01:59", True), ("02:00", False), ("17:59", False)):
+                at = datetime.fromisoformat(f"2026-12-07T{local}:00-08:00")  # a Monday
+                assert open_sql.moments(conn, at) is not None
+                filters = DispensaryFilters.create(open_at=at)
+                items, _ = _every_page(partial(list_dispensaries, conn, filters))
+                opened = {row.public_id for row in items}
+                assert (late["public_id"] in opened) is wanted, local
+                assert always["public_id"] in opened
+    finally:
+        engine.dispose()
