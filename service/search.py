@@ -136,7 +136,9 @@ def _statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
 def _pair_statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
     """The statements for a query of one or two characters: its piece's rows, which carry each
     entry's rank and place in search order (models.search.SearchPair), so the page walks the
-    primary key and stops at the limit, and the total counts those rows, not the entries."""
+    primary key and stops at the limit, and the total counts those rows, not the entries. Only
+    the page's rows are joined to their entries: a deep page skips the rows before it in the
+    key alone."""
     pair = SearchPair
     where: list[Any] = [pair.pair == _NEEDLE, or_(pair.expires.is_(None), pair.expires >= _TODAY)]
     if shape.type is not None:
@@ -144,14 +146,19 @@ def _pair_statements(shape: _Shape) -> tuple[AnySelect, Select[int]]:
     if shape.scoped:
         where.append(or_(pair.state == _STATE, pair.kind == "strain"))
     counting = select(func.count()).select_from(pair).where(*where)
-    page = (
-        select(_ENTRY.kind, _ENTRY.key, _ENTRY.name, counting.scalar_subquery())
-        .select_from(pair)
-        .join(_ENTRY, _ENTRY.id == pair.entry_id)
+    walked = (
+        select(pair.entry_id, pair.rank, pair.position)
         .where(*where)
         .order_by(pair.rank, pair.position)
         .limit(_LIMIT)
         .offset(_OFFSET)
+        .subquery("walked")
+    )
+    page = (
+        select(_ENTRY.kind, _ENTRY.key, _ENTRY.name, counting.scalar_subquery())
+        .select_from(walked)
+        .join(_ENTRY, _ENTRY.id == walked.c.entry_id)
+        .order_by(walked.c.rank, walked.c.position)
     )
     return page, counting
 

@@ -116,6 +116,20 @@ def test_hits_are_every_name_containing_the_query_in_rank_then_name_order(
     assert _all(db, reference_day, q=q) == expected
 
 
+@pytest.mark.parametrize("q", ["co", "an", "e", "s"])
+@pytest.mark.parametrize("query", [{}, {"state": "CA"}, {"type": "dispensaries"}])
+def test_short_queries_page_in_rank_then_name_order_a_few_hits_at_a_time(
+    db: Connection, dataset: Dataset, reference_day: date, q: str, query: dict[str, str]
+) -> None:
+    """One- and two-character queries walk their pieces' rows: each window of 7 must be the
+    next 7 of the whole order, not the first 7 of some other order sorted again."""
+    expected = _expected(dataset, reference_day, q, **query)
+    assert len(expected) > 14
+    chosen = SearchQuery.create(q=q, **query)
+    paged = walk(lambda page: search(db, chosen, page, today=reference_day), size=7)
+    assert _hits(paged) == expected
+
+
 def test_the_ranks_run_exact_then_prefix_then_whole_word_then_substring(
     db: Connection, dataset: Dataset, reference_day: date
 ) -> None:
