@@ -1,6 +1,8 @@
 """The index over the search entries on each database, and the DDL that builds and drops it.
 
-PostgreSQL: pg_trgm and a GIN index on the folded names (serves LIKE and the ``%`` operator).
+PostgreSQL: pg_trgm and a GIN index on the folded names (serves LIKE and the ``%`` operator),
+and an index that lets a short query's total be counted from the index alone (its pairs' rows
+by piece, expiry, kind and state; SQLite's pairs table is its own key and holds them already).
 SQLite: FTS5 tables keyed by entry id: ``search_names`` (trigram tokenizer, substrings of 3+
 characters, each name's trigram count) and ``search_grams`` (pg_trgm's trigrams, counted per
 entry through its ``fts5vocab`` view ``search_grams_terms``). Importing this module registers
@@ -19,6 +21,7 @@ from .entries import SearchEntry, SearchPair
 ENTRIES: Table = Base.metadata.tables[SearchEntry.__tablename__]
 PAIRS: Table = Base.metadata.tables[SearchPair.__tablename__]
 PG_TRIGRAM_INDEX = "ix_search_entries_folded_trgm"
+PG_PAIR_COUNT_INDEX = "ix_search_pairs_counted"
 
 # The SQLite structures, described for queries only (never created through this metadata).
 _fts = MetaData()
@@ -42,12 +45,12 @@ SQLITE_SEARCH_TABLES: frozenset[str] = frozenset(
         for shadow in _FTS5_SHADOWS
     }
 )
-POSTGRES_SEARCH_INDEXES: frozenset[str] = frozenset({PG_TRIGRAM_INDEX})
+POSTGRES_SEARCH_INDEXES: frozenset[str] = frozenset({PG_TRIGRAM_INDEX, PG_PAIR_COUNT_INDEX})
 
 
 def include_in_autogenerate(name: str | None, type_: str, _parents: Any) -> bool:
     """Alembic ``include_name`` hook: leave the search structures (built here) out of the
-    model comparison: FTS5 virtual and shadow tables, and the trigram index."""
+    model comparison: FTS5 virtual and shadow tables, and PostgreSQL's own indexes."""
     if type_ == "table":
         return name not in SQLITE_SEARCH_TABLES
     if type_ == "index":
@@ -59,6 +62,9 @@ _PG_EXTENSION = "CREATE EXTENSION IF NOT EXISTS pg_trgm"
 _PG_INDEX = (
     f"CREATE INDEX IF NOT EXISTS {PG_TRIGRAM_INDEX} ON {ENTRIES.name} "
     "USING gin (folded gin_trgm_ops)"
+)
+PG_PAIR_COUNT_CREATE = (
+    f"CREATE INDEX IF NOT EXISTS {PG_PAIR_COUNT_INDEX} ON {PAIRS.name} (pair, expires, kind, state)"
 )
 _SQLITE_CREATE = (
     f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_NAMES.name} "
@@ -88,6 +94,8 @@ def _register_search_ddl() -> None:
         Base.metadata, "before_create", DDL(_PG_EXTENSION).execute_if(dialect="postgresql")
     )
     event.listen(ENTRIES, "after_create", DDL(_PG_INDEX).execute_if(dialect="postgresql"))
+    pair_index = DDL(PG_PAIR_COUNT_CREATE).execute_if(dialect="postgresql")
+    event.listen(PAIRS, "after_create", pair_index)
     for statement in _SQLITE_CREATE:
         ddl = DDL(statement).execute_if(dialect="sqlite", callable_=_touches_entries)
         event.listen(Base.metadata, "after_create", ddl)
@@ -112,7 +120,7 @@ def search_drop_statements(dialect: str, *, extension: bool = False) -> tuple[st
     """DDL that drops the search structures; with ``extension``, PostgreSQL's pg_trgm too
     (RESTRICT: if anything else uses it, the drop fails rather than take that along)."""
     if dialect == "postgresql":
-        index = (f"DROP INDEX IF EXISTS {PG_TRIGRAM_INDEX}",)
+        index = tuple(f"DROP INDEX IF EXISTS {name}" for name in sorted(POSTGRES_SEARCH_INDEXES))
         return (*index, "DROP EXTENSION IF EXISTS pg_trgm") if extension else index
     if dialect == "sqlite":
         return _SQLITE_DROP
