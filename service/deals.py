@@ -203,11 +203,14 @@ def _open_page(
     """The candidates whose dispensary is open at ``at`` in its own zone: kept by the database
     away from a change of offset (service.open_sql), else tested and paged in Python."""
     near = shape[1]
-    in_sql = open_sql.moments(db, at)
-    if in_sql is not None:
-        zones, moments = in_sql
+
+    def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DealRow]:
         listing = _ranked_listing(*shape, zones) if near else _listing(shape[0], zones)
         return _ranked_page(db, listing, {**params, **moments}, page, near=near)
+
+    kept = open_sql.kept_open(db, at, in_sql)
+    if kept is not None:
+        return kept
     opened = [
         (row.id, row.distance if near else None)
         for row in rows(db, _timed_candidates(*shape), params)

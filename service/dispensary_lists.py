@@ -195,16 +195,6 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
     return near, within
 
 
-def _open_in_sql(db: Reader, shape: _Shape, at: datetime) -> tuple[_Shape, dict[str, int]] | None:
-    """The shape and parameters that keep the rows open at ``at`` in SQL (service.open_sql),
-    or None where each row's hours are tested in Python."""
-    found = open_sql.moments(db, at)
-    if found is None:
-        return None
-    zones, params = found
-    return shape._replace(open_zones=zones), params
-
-
 @lru_cache(maxsize=128)
 def _ranked_listing(shape: _Shape) -> Listing:
     """One page of the candidates in the list's order, each with the count of all of them;
@@ -343,12 +333,16 @@ def _open_page(
     db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
 ) -> Page[DispensaryRow]:
     """The rows open at ``at`` in their own zones. Away from a change of offset the database
-    keeps them (the openings' table, see _open_in_sql) and pages them like any list; near one,
-    the candidates' hours are tested here and the page cut in Python, the listed columns read
-    for the page's rows only."""
-    in_sql = _open_in_sql(db, shape, at)
-    if in_sql is not None:
-        kept = _ranked_page(db, in_sql[0], {**params, **in_sql[1]}, page)
+    keeps them (service.open_sql) and pages them like any list; near one, the candidates'
+    hours are tested here and the page cut in Python, the listed columns read for the page's
+    rows only."""
+
+    def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DispensaryRow]:
+        opened = shape._replace(open_zones=zones)
+        return _ranked_page(db, opened, {**params, **moments}, page)
+
+    kept = open_sql.kept_open(db, at, in_sql)
+    if kept is not None:
         return replace(kept, items=[_timed(row, at) for row in kept.items])
     if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
         listed_columns = len(LISTED)

@@ -3,22 +3,45 @@
 Every load writes each dispensary's openings as spans of seconds after Monday 00:00 in its
 zone's wall time (models.DispensaryOpenSpan) and lists the zones (models.DispensaryTimeZone).
 A request works out each zone's moment of the week once (service.hours.steady_moments); a row
-is open when its last opening to start by its zone's moment is still open then. Near a change
-of offset, or with no zones listed (data loaded before the spans existed), ``moments`` gives
-None and the lists test each row's hours in Python (service.hours.open_state) instead.
+is open when its last opening to start by its zone's moment is still open then.
+
+The zones are read once per database and reused: each statement also checks that no listed
+zone is missing from them, and finds no row otherwise; an empty answer rereads the zones and,
+if they changed (a load in between), runs again. Near a change of offset, or with no zones
+listed (data loaded before the spans existed), :func:`kept_open` gives None and the lists test
+each row's hours in Python (service.hours.open_state) instead.
 """
 
+from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
+from weakref import WeakKeyDictionary
 
-from sqlalchemy import ColumnElement, Integer, Select, bindparam, case, select
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Engine,
+    Integer,
+    Select,
+    String,
+    bindparam,
+    case,
+    literal_column,
+    select,
+)
 
 from models import Dispensary, DispensaryOpenSpan, DispensaryTimeZone
 from models.db import Reader
 
 from .hours import steady_moments
-from .paging import rows
+from .paging import Page, rows
+
+T = TypeVar("T")
+Moments = tuple[tuple[str, ...], dict[str, int]]
+
+# The zones last read from each database (a load replaces them; see the module's docstring).
+_ZONES: "WeakKeyDictionary[Engine, tuple[str, ...]]" = WeakKeyDictionary()
 
 
 @lru_cache(maxsize=1)
@@ -26,23 +49,61 @@ def _zones_statement() -> Select[str]:
     return select(DispensaryTimeZone.name).order_by(DispensaryTimeZone.name)
 
 
-def moments(db: Reader, at: datetime) -> tuple[tuple[str, ...], dict[str, int]] | None:
-    """(the zones, the bind parameters of :func:`open_where` for them) at ``at``, or None when
-    the hours must be tested in Python."""
-    zones = tuple(zone for (zone,) in rows(db, _zones_statement(), {}))
+def _engine(db: Reader) -> Engine:
+    bind = db if isinstance(db, Connection) else db.get_bind()
+    return bind.engine if isinstance(bind, Connection) else bind
+
+
+def _zones(db: Reader, *, reread: bool) -> tuple[str, ...]:
+    engine = _engine(db)
+    zones = None if reread else _ZONES.get(engine)
+    if zones is None:
+        zones = tuple(zone for (zone,) in rows(db, _zones_statement(), {}))
+        if zones:  # none listed: ask again next time (a load may list them)
+            _ZONES[engine] = zones
+    return zones
+
+
+def _moments(db: Reader, at: datetime, *, reread: bool = False) -> Moments | None:
+    zones = _zones(db, reread=reread)
     found = steady_moments(zones, at) if zones else None
     if found is None:
         return None
     return zones, {f"moment_{i}": found[zone] for i, zone in enumerate(zones)}
 
 
+def kept_open(
+    db: Reader, at: datetime, run: Callable[[tuple[str, ...], dict[str, int]], Page[T]]
+) -> Page[T] | None:
+    """``run(zones, params)``: a page of a list statement built with :func:`open_where` for
+    ``zones`` and run with ``params`` besides its own; None where the hours must be tested in
+    Python."""
+    found = _moments(db, at)
+    if found is None:
+        return None
+    page = run(*found)
+    if page.items:
+        return page
+    fresh = _moments(db, at, reread=True)
+    if fresh is None:
+        return None
+    return page if fresh[0] == found[0] else run(*fresh)
+
+
+def _text(zone: str) -> Any:
+    """A zone's name written into the statement: zones are IANA names (service.geo validates
+    each one a load writes), and a statement is built once per list of zones, so literals
+    spare binding two parameters per zone on every run."""
+    return literal_column("'" + zone.replace("'", "''") + "'", String)
+
+
 def open_where(zones: tuple[str, ...]) -> ColumnElement[bool]:
     """The dispensary (``Dispensary`` in the statement) is open at its zone's moment of the
-    week, ``:moment_<i>`` for ``zones[i]``; a zone not listed has no moment, and its rows are
-    closed. A dispensary's openings never overlap, so its last one to start by the moment
-    decides: one index probe per row."""
+    week, ``:moment_<i>`` for ``zones[i]``, and no listed zone is missing from ``zones``. A
+    dispensary's openings never overlap, so its last one to start by the moment decides: one
+    index probe per row."""
     moment: Any = case(
-        {zone: bindparam(f"moment_{i}", type_=Integer) for i, zone in enumerate(zones)},
+        {_text(zone): bindparam(f"moment_{i}", type_=Integer) for i, zone in enumerate(zones)},
         value=Dispensary.timezone,
     )
     span = DispensaryOpenSpan
@@ -53,5 +114,7 @@ def open_where(zones: tuple[str, ...]) -> ColumnElement[bool]:
         .limit(1)
         .scalar_subquery()
     )
-    opened: ColumnElement[bool] = last_to_start > moment
+    listed = [_text(zone) for zone in zones]
+    unknown = select(DispensaryTimeZone.name).where(DispensaryTimeZone.name.not_in(listed))
+    opened: ColumnElement[bool] = (last_to_start > moment) & ~unknown.exists()
     return opened

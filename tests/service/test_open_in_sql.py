@@ -48,6 +48,18 @@ def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
     return 3958.7613 * math.acos(max(-1.0, min(1.0, cosine)))
 
 
+def _in_sql(db: Connection, at: datetime) -> tuple[str, ...] | None:
+    """The zones the database keeps open rows for at ``at``, or None where Python tests them."""
+    seen: list[tuple[str, ...]] = []
+
+    def run(zones: tuple[str, ...], moments: dict[str, int]) -> Page[str]:
+        assert len(moments) == len(zones)
+        seen.append(zones)
+        return Page(items=["a row"], total=1, limit=1, offset=0)
+
+    return seen[0] if open_sql.kept_open(db, at, run) is not None else None
+
+
 def _open_shops(dataset: Dataset, at: datetime) -> Iterator[dict[str, Any]]:
     return (s for s in dataset.dispensaries if is_open_at(s["hours"], s["timezone"], at))
 
@@ -55,7 +67,7 @@ def _open_shops(dataset: Dataset, at: datetime) -> Iterator[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def ways(db: Connection) -> dict[str, int]:
     """How many instants each way answers (both must be taken for the tests to mean much)."""
-    in_sql = sum(open_sql.moments(db, at) is not None for at in INSTANTS)
+    in_sql = sum(_in_sql(db, at) is not None for at in INSTANTS)
     return {"sql": in_sql, "python": len(INSTANTS) - in_sql}
 
 
@@ -66,12 +78,10 @@ def test_both_ways_are_taken_over_the_year(ways: dict[str, int]) -> None:
 
 
 def test_near_a_change_of_offset_the_hours_are_tested_in_python(db: Connection) -> None:
-    assert open_sql.moments(db, datetime(2026, 11, 1, 9, 30, tzinfo=UTC)) is None
-    steady = open_sql.moments(db, datetime(2026, 12, 4, 1, 0, tzinfo=UTC))
-    assert steady is not None
-    zones, params = steady
+    assert _in_sql(db, datetime(2026, 11, 1, 9, 30, tzinfo=UTC)) is None
+    zones = _in_sql(db, datetime(2026, 12, 4, 1, 0, tzinfo=UTC))
+    assert zones is not None
     assert "America/Los_Angeles" in zones
-    assert len(params) == len(zones)
 
 
 @pytest.mark.parametrize("at", INSTANTS, ids=lambda at: at.strftime("%m-%d %H:%M"))
@@ -138,11 +148,47 @@ def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
         with engine.connect() as conn:
             for local, wanted in (("01:59", True), ("02:00", False), ("17:59", False)):
                 at = datetime.fromisoformat(f"2026-12-07T{local}:00-08:00")  # a Monday
-                assert open_sql.moments(conn, at) is not None
+                assert _in_sql(conn, at) is not None
                 filters = DispensaryFilters.create(open_at=at)
                 items, _ = _every_page(partial(list_dispensaries, conn, filters))
                 opened = {row.public_id for row in items}
                 assert (late["public_id"] in opened) is wanted, local
                 assert always["public_id"] in opened
+    finally:
+        engine.dispose()
+
+
+def test_a_load_that_brings_a_new_zone_is_answered_for_at_once(
+    tmp_path: Path, dataset: Dataset
+) -> None:
+    """The zones are read once per database; a load in between that lists a zone they lack
+    must not leave its shops out (each statement checks the zones: service.open_sql)."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'zones.db'}")
+    at = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
+    filters = DispensaryFilters.create(open_at=at)
+    shops = [dict(shop) for shop in dataset.dispensaries]
+    moved = shops[0]
+    moved.update(hours=dict.fromkeys(DAYS, "0:00-24:00"), timezone="America/Halifax")
+    try:
+        load_dataset(engine, dataset)
+        with engine.connect() as conn:
+            before, _ = _every_page(partial(list_dispensaries, conn, filters))
+            assert "America/Halifax" not in (_in_sql(conn, at) or ())
+        load_dataset(engine, replace(dataset, dispensaries=shops))
+        with engine.connect() as conn:
+            after, total = _every_page(partial(list_dispensaries, conn, filters))
+            deals, _ = _every_page(
+                partial(
+                    list_deals, conn, DealFilters.create(open_at=at), today=dataset.reference_day
+                )
+            )
+        assert moved["public_id"] in {row.public_id for row in after}
+        expected = {s["public_id"] for s in shops if is_open_at(s["hours"], s["timezone"], at)}
+        assert {row.public_id for row in after} == expected
+        assert total == len(expected)
+        moved_deals = {d["public_id"] for d in dataset.deals if d["dispensary_id"] == moved["id"]}
+        live = {d["public_id"] for d in dataset.deals if d["expires"] >= dataset.reference_day}
+        assert moved_deals & live <= {row.public_id for row in deals}
+        assert before  # the first answer was read with the zones of the first load
     finally:
         engine.dispose()
