@@ -172,15 +172,22 @@ def list_deals(
     when = filters.when
     if when is not None and when.only_open:
         return _open_page(db, shape, params, page, when.instant(now))
-    if not near:
-        found = fetch_page(db, _listing(shape[0]), params, page)
-        return replace(found, items=[DealRow(*row) for row in found.items])
-    return _ranked_page(db, _ranked_listing(*shape), params, page, near=True)
+    return _page(db, _shape_listing(shape), params, page, near=near)
 
 
-def _ranked_page(
+def _shape_listing(
+    shape: tuple[tuple[str, ...], bool, str], zones: tuple[str, ...] = ()
+) -> Listing:
+    """The statements of ``shape`` (filters, around a point, sort); with ``zones``, only the
+    deals whose dispensary is open (service.open_sql)."""
+    compared, near, _sort = shape
+    return _ranked_listing(*shape, zones) if near else _listing(compared, zones)
+
+
+def _page(
     db: Reader, listing: Listing, params: dict[str, Any], page: PageRequest, *, near: bool
 ) -> Page[DealRow]:
+    """One page of ``listing`` as deal rows; around a point each ends with its distance."""
     found = fetch_page(db, listing, params, page)
     if not near:
         return replace(found, items=[DealRow(*row) for row in found.items])
@@ -205,8 +212,7 @@ def _open_page(
     near = shape[1]
 
     def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DealRow]:
-        listing = _ranked_listing(*shape, zones) if near else _listing(shape[0], zones)
-        return _ranked_page(db, listing, {**params, **moments}, page, near=near)
+        return _page(db, _shape_listing(shape, zones), {**params, **moments}, page, near=near)
 
     kept = open_sql.kept_open(db, at, in_sql)
     if kept is not None:
