@@ -4,7 +4,6 @@ Expectations come from plain SQLAlchemy selects over the models (the ``session``
 the same tiny dataset the app serves), never from the service functions the resolvers call.
 """
 
-import math
 from collections import defaultdict
 from datetime import date, timedelta
 from typing import Any
@@ -27,10 +26,10 @@ from models import (
     StrainTerpene,
 )
 from service.search import WORD_SEPARATORS
+from tests.distances import haversine_miles
 from tests.menus import most_listed_strain
 
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
-EARTH_RADIUS_MILES = 3958.7613
 
 STRAIN_FIELDS = "slug name type thc cbd effects flavors description rating reviewCount"
 DISPENSARY_FIELDS = (
@@ -187,13 +186,6 @@ def _cheapest_offers(session: Session, strain_id: int) -> dict[str, tuple[float,
     for public_id, price, unit in offers:
         found.setdefault(public_id, (price, unit))
     return found
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lng2 - lng1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def _all(gql, field: str, selection: str, args: str = "", page: int = 100) -> list[dict]:
@@ -571,9 +563,9 @@ def test_zip_search_gives_nearest_first_with_distance_in_miles(gql, session: Ses
     radius = 150
     rows = session.scalars(select(Dispensary)).all()
     within = sorted(
-        (_miles(lat, lng, d.lat, d.lng), d.name.lower(), d.id, d.public_id)
+        (haversine_miles(lat, lng, d.lat, d.lng), d.name.lower(), d.id, d.public_id)
         for d in rows
-        if _miles(lat, lng, d.lat, d.lng) <= radius
+        if haversine_miles(lat, lng, d.lat, d.lng) <= radius
     )
     items = _all(gql, "dispensaries", "id distance", f'zip: "{origin.zip}", radius: {radius}')
     assert len(within) >= 3

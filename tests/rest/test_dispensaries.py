@@ -14,6 +14,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from models import Dispensary, MenuItem, Review, Strain
+from tests.distances import haversine_miles
 
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
 DETAIL_FIELDS = [*LIST_FIELDS, "phone", "website", "reviewCount", "menu", "reviews"]
@@ -23,14 +24,6 @@ PLACE_FIELDS = ["lat", "lng", "timezone"]
 OPEN_FIELDS = ["is_open", "next_change"]
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 HOURS = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]-([01]?[0-9]|2[0-4]):[0-5][0-9]$")
-EARTH_RADIUS_MILES = 3958.7613
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lng2 - lng1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def _zip_point(code: str) -> tuple[float, float]:
@@ -69,7 +62,7 @@ def _within(session: Session, code: str, radius: float, *where: Any) -> dict[str
     rows = session.execute(
         select(Dispensary.public_id, Dispensary.lat, Dispensary.lng).where(*where)
     ).all()
-    distances = {pid: _miles(lat, lng, dlat, dlng) for pid, dlat, dlng in rows}
+    distances = {pid: haversine_miles(lat, lng, dlat, dlng) for pid, dlat, dlng in rows}
     return {pid: d for pid, d in distances.items() if d <= radius}
 
 
@@ -206,7 +199,7 @@ def test_zip_search_lists_nearest_first_with_true_distances_within_the_default_5
         d = rows[item["id"]]
         assert list(item) == [*LIST_FIELDS, "distance", *PLACE_FIELDS]
         assert item["distance"] <= 50
-        assert abs(item["distance"] - _miles(lat, lng, d.lat, d.lng)) <= 0.1
+        assert abs(item["distance"] - haversine_miles(lat, lng, d.lat, d.lng)) <= 0.1
         assert item["distance"] == round(item["distance"], 1)
 
 

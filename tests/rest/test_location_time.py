@@ -6,7 +6,6 @@ formula, opening by zoneinfo from each row's own hours and zone (tests/opening.p
 """
 
 import itertools
-import math
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -21,22 +20,15 @@ import web.accel.replay
 import web.today
 from models import Dispensary, Doctor, MenuItem
 from service.geo import Point, miles_from
+from tests.distances import haversine_miles
 from tests.menus import most_listed_strain
 from tests.opening import is_open_at
 
-EARTH_RADIUS_MILES = 3958.7613
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
 PLACE_FIELDS = ["lat", "lng", "timezone"]
 # Instants the tests ask about: a Friday evening and a Sunday morning in the US.
 FRIDAY_EVENING = "2026-12-04T19:30:00-08:00"
 SUNDAY_MORNING = "2026-12-06T09:15:00-05:00"
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lng2 - lng1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def _walk(api, path: str, **params: Any) -> list[dict[str, Any]]:
@@ -78,9 +70,9 @@ def test_lat_lng_lists_nearest_first_within_the_radius_with_exact_distances(
     rows = {row.public_id: row for row in session.scalars(select(Dispensary))}
     expected = sorted(
         (
-            (_miles(lat, lng, row.lat, row.lng), row.sort_key, row.id, public_id)
+            (haversine_miles(lat, lng, row.lat, row.lng), row.sort_key, row.id, public_id)
             for public_id, row in rows.items()
-            if _miles(lat, lng, row.lat, row.lng) <= 120
+            if haversine_miles(lat, lng, row.lat, row.lng) <= 120
         ),
     )
     assert [item["id"] for item in items] == [public_id for *_, public_id in expected]
@@ -172,7 +164,7 @@ def test_deals_near_a_point_come_nearest_first_with_their_dispensary_distance(
     for deal in deals:
         row = where[deal["dispensary_id"]]
         assert deal["distance"] == pytest.approx(
-            round(_miles(lat, lng, row.lat, row.lng), 1), abs=0.051
+            round(haversine_miles(lat, lng, row.lat, row.lng), 1), abs=0.051
         )
     by_expiry = _walk(api, "/api/v1/deals", lat=lat, lng=lng, radius=200, sort="expires")
     assert sorted(d["id"] for d in by_expiry) == sorted(d["id"] for d in deals)
@@ -190,9 +182,9 @@ def test_doctors_near_a_point_and_in_a_box(api, session: Session) -> None:
         *PLACE_FIELDS, "distance",
     ]  # fmt: skip
     expected = sorted(
-        (round(_miles(doctor.lat, doctor.lng, d.lat, d.lng), 1), d.sort_key, d.id)
+        (round(haversine_miles(doctor.lat, doctor.lng, d.lat, d.lng), 1), d.sort_key, d.id)
         for d in session.scalars(select(Doctor))
-        if _miles(doctor.lat, doctor.lng, d.lat, d.lng) <= 100
+        if haversine_miles(doctor.lat, doctor.lng, d.lat, d.lng) <= 100
     )
     assert [d["distance"] for d in near] == pytest.approx([e[0] for e in expected], abs=0.051)
     bbox = f"{doctor.lng - 1:.4f},{doctor.lat - 1:.4f},{doctor.lng + 1:.4f},{doctor.lat + 1:.4f}"

@@ -4,7 +4,6 @@ Expectations are computed independently from the database (or in Python from all
 calling the service layer.
 """
 
-import math
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
@@ -15,16 +14,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models import Deal, Dispensary, Doctor, Strain
+from tests.distances import haversine_miles
 
 MAX_OFFSET = 1_000_000
-EARTH_RADIUS_MILES = 3958.7613
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lng2 - lng1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def _strain_keys(session: Session, today: date) -> set[str]:
@@ -39,7 +31,7 @@ def _nearby_keys(session: Session, today: date) -> set[str]:
     origin = zipcodes.matching("20001")[0]
     lat, lng = float(origin["lat"]), float(origin["long"])
     rows = session.execute(select(Dispensary.public_id, Dispensary.lat, Dispensary.lng)).all()
-    return {pid for pid, dlat, dlng in rows if _miles(lat, lng, dlat, dlng) <= 500}
+    return {pid for pid, dlat, dlng in rows if haversine_miles(lat, lng, dlat, dlng) <= 500}
 
 
 def _deal_keys(session: Session, today: date) -> set[str]:

@@ -2,7 +2,6 @@
 the nearest by a great-circle computation over every row, and whether it is open at a random
 instant is what an independent zoneinfo computation (tests/opening.py) says."""
 
-import math
 import random
 from datetime import UTC, datetime, timedelta
 
@@ -12,18 +11,11 @@ from sqlalchemy.orm import Session
 
 import web.today
 from models import Dispensary
+from tests.distances import cosine_law_miles
 from tests.opening import is_open_at
 
-EARTH_RADIUS_MILES = 3958.7613
 POINTS = 20
 RADIUS = 500  # the largest the API takes
-
-
-def _great_circle(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    """Spherical law of cosines: a different formula from the service's haversine."""
-    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lng2 - lng1)
-    cosine = math.sin(p1) * math.sin(p2) + math.cos(p1) * math.cos(p2) * math.cos(dl)
-    return EARTH_RADIUS_MILES * math.acos(max(-1.0, min(1.0, cosine)))
 
 
 def test_nearest_dispensary_and_its_open_state_match_brute_force(
@@ -41,9 +33,10 @@ def test_nearest_dispensary_and_its_open_state_match_brute_force(
         lng = round(anchor.lng + rng.uniform(-3, 3), 4)
         clock["at"] = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(minutes=rng.randrange(525_600))
         nearest = min(
-            rows, key=lambda d: (round(_great_circle(lat, lng, d.lat, d.lng), 6), d.sort_key, d.id)
+            rows,
+            key=lambda d: (round(cosine_law_miles(lat, lng, d.lat, d.lng), 6), d.sort_key, d.id),
         )
-        miles = _great_circle(lat, lng, nearest.lat, nearest.lng)
+        miles = cosine_law_miles(lat, lng, nearest.lat, nearest.lng)
         body = api.json(
             "/api/v1/dispensaries", lat=lat, lng=lng, radius=RADIUS, limit=1, open_now="false"
         )

@@ -24,19 +24,12 @@ from service.errors import InvalidParameter
 from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from service.places import Near
+from tests.distances import EARTH_RADIUS_MILES, haversine_miles
 from tests.service.pages import walk, window
 
-EARTH_RADIUS_MILES = 3958.7613
 # Python and the database compute distances with different roundings at the last bits: an
 # expected distance this close to the radius, or to its neighbour, would make a test flaky.
 MARGIN = 1e-6
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lng2 - lng1)
-    h = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
 
 
 def _matches(shop: dict[str, Any], filters: dict[str, Any]) -> bool:
@@ -58,7 +51,7 @@ def _nearby(dataset: Dataset, code: str, radius: float, **filters: Any) -> dict[
     found = []
     for shop in dataset.dispensaries:
         if _matches(shop, filters):
-            miles = _miles(lat, lng, shop["lat"], shop["lng"])
+            miles = haversine_miles(lat, lng, shop["lat"], shop["lng"])
             assert abs(miles - radius) > MARGIN, f"{shop['public_id']} lies on the radius"
             if miles <= radius:
                 found.append((miles, shop["name"].lower(), shop["id"], shop["public_id"]))
@@ -328,7 +321,7 @@ def test_a_dispensary_just_inside_the_radius_at_the_circles_widest_longitude_is_
     x = (radius - 0.05) / EARTH_RADIUS_MILES
     far_lat = math.degrees(math.asin(math.sin(math.radians(lat)) / math.cos(x)))
     far_lng = lng + math.degrees(math.asin(math.sin(x) / math.cos(math.radians(lat))))
-    assert _miles(lat, lng, far_lat, far_lng) <= radius
+    assert haversine_miles(lat, lng, far_lat, far_lng) <= radius
     session.add(
         Dispensary(
             public_id="disp_990001",

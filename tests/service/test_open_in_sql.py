@@ -3,7 +3,6 @@ as the hours tested one by one do (tests/opening.py, sharing nothing with servic
 a year of instants, so both ways are taken (near a change of offset the lists test each row in
 Python), for dispensaries by name, in a state, around a point, and for deals."""
 
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -21,6 +20,7 @@ from service.deals import list_deals
 from service.dispensary_lists import list_dispensaries
 from service.filters import DealFilters, DispensaryFilters
 from service.paging import Page, PageRequest
+from tests.distances import cosine_law_miles
 from tests.opening import DAYS, is_open_at
 
 # Every 53 hours through 2026 from 00:17 UTC: every hour of the day and day of the week comes
@@ -40,12 +40,6 @@ def _every_page(list_page: Callable[[PageRequest], Page[Any]]) -> tuple[list[Any
         items += page.items
         page = list_page(PageRequest.build(limit=100, offset=len(items)))
     return items, total
-
-
-def _miles(lat1: float, lng1: float, lat2: float, lng2: float) -> float:
-    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lng2 - lng1)
-    cosine = math.sin(p1) * math.sin(p2) + math.cos(p1) * math.cos(p2) * math.cos(dl)
-    return 3958.7613 * math.acos(max(-1.0, min(1.0, cosine)))
 
 
 def _in_sql(db: Connection, at: datetime) -> tuple[str, ...] | None:
@@ -109,7 +103,8 @@ def test_open_dispensaries_in_a_state_and_around_a_point_are_those_open_then(
     near = DispensaryFilters.create(open_at=at, lat=lat, lng=lng, radius=radius)
     items, total = _every_page(lambda page: list_dispensaries(db, near, page))
     distances = {
-        s["public_id"]: _miles(lat, lng, s["lat"], s["lng"]) for s in _open_shops(dataset, at)
+        s["public_id"]: cosine_law_miles(lat, lng, s["lat"], s["lng"])
+        for s in _open_shops(dataset, at)
     }
     expected = {key for key, miles in distances.items() if miles <= radius}
     assert {row.public_id for row in items} == expected

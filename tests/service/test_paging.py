@@ -5,7 +5,6 @@ on the shared tiny dataset; the expected keys, in order, are computed here in pl
 the generated rows, never by calling the service.
 """
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
@@ -32,9 +31,9 @@ from service.filters import (
 from service.paging import Page, PageRequest
 from service.search import search
 from service.strains import list_strains
+from tests.distances import haversine_miles
 
 MAX_OFFSET = 1_000_000
-EARTH_RADIUS_MILES = 3958.7613
 
 
 def _by_name(rows: list[dict[str, Any]], key: str) -> list[str]:
@@ -56,13 +55,10 @@ def _dispensaries(dataset: Dataset, today: date) -> list[str]:
 
 def _near_20001(dataset: Dataset, today: date) -> list[str]:
     record = zipcodes.matching("20001")[0]
-    lat, lng = math.radians(float(record["lat"])), float(record["long"])
+    lat, lng = float(record["lat"]), float(record["long"])
     found = []
     for shop in dataset.dispensaries:
-        p2 = math.radians(shop["lat"])
-        dl = math.radians(shop["lng"] - lng)
-        h = math.sin((p2 - lat) / 2) ** 2 + math.cos(lat) * math.cos(p2) * math.sin(dl / 2) ** 2
-        miles = 2 * EARTH_RADIUS_MILES * math.asin(math.sqrt(h))
+        miles = haversine_miles(lat, lng, shop["lat"], shop["lng"])
         if miles <= 500:
             found.append((miles, shop["name"].lower(), shop["id"], shop["public_id"]))
     return [public_id for *_, public_id in sorted(found)]
