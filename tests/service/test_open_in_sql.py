@@ -3,7 +3,7 @@ as the hours tested one by one do (tests/opening.py, sharing nothing with servic
 a year of instants, so both ways are taken (near a change of offset the lists test each row in
 Python), for dispensaries by name, in a state, around a point, and for deals."""
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from functools import partial
@@ -19,27 +19,16 @@ from service import open_sql
 from service.deals import list_deals
 from service.dispensary_lists import list_dispensaries
 from service.filters import DealFilters, DispensaryFilters
-from service.paging import Page, PageRequest
+from service.paging import Page
 from tests.distances import cosine_law_miles
 from tests.opening import DAYS, is_open_at
+from tests.service.pages import walk
 
 # Every 53 hours through 2026 from 00:17 UTC: every hour of the day and day of the week comes
 # up, and so do the days around both changes of offset.
 INSTANTS = [datetime(2026, 1, 1, 0, 17, tzinfo=UTC) + timedelta(hours=53 * n) for n in range(166)]
 # Around the point: a circle wide enough to hold several states' shops.
 POINT = (39.7392, -104.9903, 500.0)
-
-
-def _every_page(list_page: Callable[[PageRequest], Page[Any]]) -> tuple[list[Any], int]:
-    """Every item of a list, page after page of 100, and the total the first page gave."""
-    items: list[Any] = []
-    first = list_page(PageRequest.build(limit=100, offset=0))
-    total = first.total
-    page = first
-    while page.items:
-        items += page.items
-        page = list_page(PageRequest.build(limit=100, offset=len(items)))
-    return items, total
 
 
 def _in_sql(db: Connection, at: datetime) -> tuple[str, ...] | None:
@@ -83,10 +72,10 @@ def test_open_dispensaries_by_name_are_those_open_then(
     db: Connection, dataset: Dataset, at: datetime
 ) -> None:
     filters = DispensaryFilters.create(open_at=at)
-    items, total = _every_page(lambda page: list_dispensaries(db, filters, page))
+    items = walk(lambda page: list_dispensaries(db, filters, page))
     expected = sorted(_open_shops(dataset, at), key=lambda s: (s["name"].casefold(), s["id"]))
     assert [row.public_id for row in items] == [s["public_id"] for s in expected]
-    assert total == len(expected)
+    assert len(items) == len(expected)  # walk checks every page's total against it
     assert all(row.is_open and row.next_change is not None for row in items)
 
 
@@ -95,20 +84,20 @@ def test_open_dispensaries_in_a_state_and_around_a_point_are_those_open_then(
     db: Connection, dataset: Dataset, at: datetime
 ) -> None:
     in_state = DispensaryFilters.create(open_at=at, state="CA,CO")
-    items, total = _every_page(lambda page: list_dispensaries(db, in_state, page))
+    items = walk(lambda page: list_dispensaries(db, in_state, page))
     expected = {s["public_id"] for s in _open_shops(dataset, at) if s["state"] in ("CA", "CO")}
     assert {row.public_id for row in items} == expected
-    assert total == len(expected)
+    assert len(items) == len(expected)  # walk checks every page's total against it
     lat, lng, radius = POINT
     near = DispensaryFilters.create(open_at=at, lat=lat, lng=lng, radius=radius)
-    items, total = _every_page(lambda page: list_dispensaries(db, near, page))
+    items = walk(lambda page: list_dispensaries(db, near, page))
     distances = {
         s["public_id"]: cosine_law_miles(lat, lng, s["lat"], s["lng"])
         for s in _open_shops(dataset, at)
     }
     expected = {key for key, miles in distances.items() if miles <= radius}
     assert {row.public_id for row in items} == expected
-    assert total == len(expected)
+    assert len(items) == len(expected)  # walk checks every page's total against it
     assert [row.distance for row in items] == sorted(row.distance for row in items)
 
 
@@ -117,14 +106,14 @@ def test_deals_of_open_dispensaries_are_those_open_then(
     db: Connection, dataset: Dataset, reference_day: date, at: datetime
 ) -> None:
     filters = DealFilters.create(open_at=at)
-    items, total = _every_page(lambda page: list_deals(db, filters, page, today=reference_day))
+    items = walk(lambda page: list_deals(db, filters, page, today=reference_day))
     shops = {s["id"] for s in _open_shops(dataset, at)}
     active = [d for d in dataset.deals if d["expires"] >= reference_day]
     expected = sorted(
         (d for d in active if d["dispensary_id"] in shops), key=lambda d: (d["expires"], d["id"])
     )
     assert [row.public_id for row in items] == [d["public_id"] for d in expected]
-    assert total == len(expected)
+    assert len(items) == len(expected)  # walk checks every page's total against it
 
 
 def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
@@ -145,7 +134,7 @@ def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
                 at = datetime.fromisoformat(f"2026-12-07T{local}:00-08:00")  # a Monday
                 assert _in_sql(conn, at) is not None
                 filters = DispensaryFilters.create(open_at=at)
-                items, _ = _every_page(partial(list_dispensaries, conn, filters))
+                items = walk(partial(list_dispensaries, conn, filters))
                 opened = {row.public_id for row in items}
                 assert (late["public_id"] in opened) is wanted, local
                 assert always["public_id"] in opened
@@ -167,12 +156,12 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_at_once(
     try:
         load_dataset(engine, dataset)
         with engine.connect() as conn:
-            before, _ = _every_page(partial(list_dispensaries, conn, filters))
+            before = walk(partial(list_dispensaries, conn, filters))
             assert "America/Halifax" not in (_in_sql(conn, at) or ())
         load_dataset(engine, replace(dataset, dispensaries=shops))
         with engine.connect() as conn:
-            after, total = _every_page(partial(list_dispensaries, conn, filters))
-            deals, _ = _every_page(
+            after = walk(partial(list_dispensaries, conn, filters))
+            deals = walk(
                 partial(
                     list_deals, conn, DealFilters.create(open_at=at), today=dataset.reference_day
                 )
@@ -180,7 +169,7 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_at_once(
         assert moved["public_id"] in {row.public_id for row in after}
         expected = {s["public_id"] for s in shops if is_open_at(s["hours"], s["timezone"], at)}
         assert {row.public_id for row in after} == expected
-        assert total == len(expected)
+        assert len(after) == len(expected)  # walk checks every page's total against it
         moved_deals = {d["public_id"] for d in dataset.deals if d["dispensary_id"] == moved["id"]}
         live = {d["public_id"] for d in dataset.deals if d["expires"] >= dataset.reference_day}
         assert moved_deals & live <= {row.public_id for row in deals}
