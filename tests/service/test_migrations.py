@@ -1,5 +1,7 @@
 """Alembic migrations build exactly the schema the models declare, on SQLite and PostgreSQL."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import date
 from pathlib import Path
 
@@ -8,7 +10,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
-from sqlalchemy import Connection, create_engine, func, inspect, select, text
+from sqlalchemy import Connection, Engine, create_engine, func, inspect, select, text
 
 from models import Base, Deal, Dispensary, Doctor, Strain
 from models.db import make_engine
@@ -29,6 +31,20 @@ def _alembic(url: str) -> Config:
     config.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     config.attributes["configure_logger"] = False
     return config
+
+
+@contextmanager
+def _loaded_at_head(url: str) -> Iterator[Engine]:
+    """The database at the head revision with the tiny dataset (seed 5) loaded; downgraded to
+    base once the block has passed."""
+    command.upgrade(_alembic(url), "head")
+    engine = make_engine(url)
+    try:
+        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+        yield engine
+    finally:
+        engine.dispose()
+    command.downgrade(_alembic(url), "base")
 
 
 def _search_structures(conn: Connection) -> set[tuple[str, str]]:
@@ -133,10 +149,7 @@ def _assert_trait_copies_are_filled_for_rows_loaded_before(
     """Effect and flavor rows loaded before ``revision`` get their strain's ``copies`` (its
     columns of those names) on upgrade: downgrading to the revision before it drops the
     copies and keeps the rows."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         command.downgrade(_alembic(url), revision)
         with engine.connect() as conn:
             for table in ("strain_effects", "strain_flavors"):
@@ -151,9 +164,6 @@ def _assert_trait_copies_are_filled_for_rows_loaded_before(
                 ).all()
                 assert len(pairs) > 100
                 assert all(row[: len(copies)] == row[len(copies) :] for row in pairs), table
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 FACETS = ("5e2b8c41d0a7", ("type", "thc", "cbd"))  # the revision before 7a4d19e6c3b2, its copies
@@ -187,10 +197,7 @@ def test_the_sort_keys_revision_fills_postgresql_rows_loaded_before(
 def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
     """Entries built before the pairs revision get their pieces (pairs and, since revision
     b8e4d2a6f1c3, single characters) on upgrade."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         command.downgrade(_alembic(url), "9b6e2f0c5d13")  # drops the pairs, keeps the entries
         with engine.connect() as conn:
             assert not inspect(conn).has_table("search_pairs")
@@ -200,9 +207,6 @@ def _assert_pairs_are_filled_for_entries_built_before(url: str) -> None:
             found = set(conn.execute(text("SELECT pair, entry_id FROM search_pairs")).all())
         assert found == {(piece, id_) for id_, folded in entries for piece in pieces(folded)}
         assert len(found) > 1000
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_pairs_revision_fills_sqlite_entries_built_before(tmp_path: Path) -> None:
@@ -218,10 +222,7 @@ def test_the_pairs_revision_fills_postgresql_entries_built_before(
 
 def _assert_trait_lists_are_filled_for_strains_loaded_before(url: str) -> None:
     """Strains loaded before the trait-lists revision get their effect and flavor names."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         with engine.connect() as conn:
             loaded = conn.execute(select(Strain.id, Strain.effect_list, Strain.flavor_list)).all()
         command.downgrade(_alembic(url), "c4d8a1f07e26")  # drops the lists, keeps the rows
@@ -234,9 +235,6 @@ def _assert_trait_lists_are_filled_for_strains_loaded_before(url: str) -> None:
         assert sorted(filled) == sorted(loaded)
         assert len(filled) > 100
         assert all(effects and flavors for _, effects, flavors in filled)
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_trait_lists_revision_fills_sqlite_strains_loaded_before(tmp_path: Path) -> None:
@@ -253,11 +251,8 @@ def test_the_trait_lists_revision_fills_postgresql_strains_loaded_before(
 def _assert_ranked_pairs_are_rebuilt_from_the_first_shape(url: str) -> None:
     """The ranked-pairs revision turns the first revision's pairs (pair, entry) into rows that
     carry rank, place and scope, the same rows a load builds; its downgrade restores them."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
     every_column = text("SELECT * FROM search_pairs ORDER BY pair, rank, position")
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         with engine.connect() as conn:
             loaded = conn.execute(every_column).all()
             entries = conn.execute(text("SELECT id, folded FROM search_entries")).all()
@@ -273,9 +268,6 @@ def _assert_ranked_pairs_are_rebuilt_from_the_first_shape(url: str) -> None:
         assert rebuilt == loaded
         assert len(loaded) > 1000
         assert {row.rank for row in loaded} >= {1, 2, 3}  # no name of two characters here
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_ranked_pairs_revision_rebuilds_sqlite_pairs(tmp_path: Path) -> None:
@@ -290,11 +282,8 @@ def test_the_ranked_pairs_revision_rebuilds_postgresql_pairs(postgres_scratch_ur
 def _assert_single_characters_come_and_go_with_their_revision(url: str) -> None:
     """Revision b8e4d2a6f1c3 adds each entry under each of its characters, as a load does; its
     downgrade leaves the two-character rows as they were."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
     every_column = text("SELECT * FROM search_pairs ORDER BY pair, rank, position")
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         with engine.connect() as conn:
             loaded = conn.execute(every_column).all()
         singles = [row for row in loaded if len(row.pair) == 1]
@@ -306,9 +295,6 @@ def _assert_single_characters_come_and_go_with_their_revision(url: str) -> None:
         command.upgrade(_alembic(url), "head")
         with engine.connect() as conn:
             assert conn.execute(every_column).all() == loaded
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_single_character_revision_on_sqlite(tmp_path: Path) -> None:
@@ -323,14 +309,11 @@ def test_the_single_character_revision_on_postgresql(postgres_scratch_url: str) 
 def _assert_time_zones_are_filled_for_listings_loaded_before(url: str) -> None:
     """Dispensaries and doctors loaded before the time-zone revision get their ZIP code's zone,
     the one a load gives them; the downgrade drops the column."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
     zones = {
         table: text(f"SELECT public_id, timezone FROM {table} ORDER BY id")
         for table in ("dispensaries", "doctors")
     }
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         with engine.connect() as conn:
             loaded = {table: conn.execute(query).all() for table, query in zones.items()}
         command.downgrade(_alembic(url), "b8e4d2a6f1c3")
@@ -345,9 +328,6 @@ def _assert_time_zones_are_filled_for_listings_loaded_before(url: str) -> None:
         assert nullable["timezone"] is False
         assert ("disp_1001", "America/Anchorage") in loaded["dispensaries"]  # Alaska sorts first
         assert len({zone for _, zone in loaded["dispensaries"]}) > 5
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_time_zone_revision_fills_sqlite_listings(tmp_path: Path) -> None:
@@ -361,12 +341,9 @@ def test_the_time_zone_revision_fills_postgresql_listings(postgres_scratch_url: 
 
 def _assert_open_spans_are_filled_for_rows_loaded_before(url: str) -> None:
     """Dispensaries loaded before the open-spans revision get their openings and zones."""
-    command.upgrade(_alembic(url), "head")
-    engine = make_engine(url)
     spans = text("SELECT dispensary_id, starts, ends FROM dispensary_open_spans")
     zones = text("SELECT name FROM dispensary_time_zones")
-    try:
-        load_dataset(engine, generate(scale="tiny", seed=5, today=date(2026, 2, 1)))
+    with _loaded_at_head(url) as engine:
         with engine.connect() as conn:
             loaded = (set(conn.execute(spans).all()), set(conn.execute(zones).all()))
         command.downgrade(_alembic(url), "6d1e8b3f7a20")  # drops both, keeps the shops
@@ -378,9 +355,6 @@ def _assert_open_spans_are_filled_for_rows_loaded_before(url: str) -> None:
             assert (set(conn.execute(spans).all()), set(conn.execute(zones).all())) == loaded
         assert len(loaded[0]) > 500
         assert len(loaded[1]) > 3
-    finally:
-        engine.dispose()
-    command.downgrade(_alembic(url), "base")
 
 
 def test_the_open_spans_revision_fills_sqlite_rows_loaded_before(tmp_path: Path) -> None:
