@@ -6,12 +6,16 @@ A request works out each zone's moment of the week once (service.hours.steady_mo
 is open when its last opening to start by its zone's moment is still open then.
 
 The zones are read once per database and reused: each statement also checks that no listed
-zone is missing from them, and finds no row otherwise; an empty answer rereads the zones and,
-if they changed (a load in between), runs again. Near a change of offset, or with no zones
+zone is missing from them, and finds no row otherwise; an empty answer rereads the zones read
+more than :data:`RECHECK_AFTER_S` ago and, if they changed (a load in between), runs again. So
+a load that brings a new zone is answered for within that time, the bound the web tier's
+caches keep (``STATE_TTL_MS``), and an empty answer costs no second statement while the zones
+are fresh. Near a change of offset, or with no zones
 listed (data loaded before the spans existed), :func:`kept_open` gives None and the lists test
 each row's hours in Python (service.hours.open_state) instead.
 """
 
+import time
 from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
@@ -40,8 +44,10 @@ from .paging import Page, rows
 T = TypeVar("T")
 Moments = tuple[tuple[str, ...], dict[str, int]]
 
-# The zones last read from each database (a load replaces them; see the module's docstring).
-_ZONES: "WeakKeyDictionary[Engine, tuple[str, ...]]" = WeakKeyDictionary()
+# Seconds after which an empty answer rereads the zones (see the module's docstring).
+RECHECK_AFTER_S = 1.0
+# The zones last read from each database, with the time.monotonic() of that read.
+_ZONES: "WeakKeyDictionary[Engine, tuple[tuple[str, ...], float]]" = WeakKeyDictionary()
 
 
 @lru_cache(maxsize=1)
@@ -56,12 +62,18 @@ def _engine(db: Reader) -> Engine:
 
 def _zones(db: Reader, *, reread: bool) -> tuple[str, ...]:
     engine = _engine(db)
-    zones = None if reread else _ZONES.get(engine)
-    if zones is None:
-        zones = tuple(zone for (zone,) in rows(db, _zones_statement(), {}))
-        if zones:  # none listed: ask again next time (a load may list them)
-            _ZONES[engine] = zones
+    known = None if reread else _ZONES.get(engine)
+    if known is not None:
+        return known[0]
+    zones = tuple(zone for (zone,) in rows(db, _zones_statement(), {}))
+    if zones:  # none listed: ask again next time (a load may list them)
+        _ZONES[engine] = (zones, time.monotonic())
     return zones
+
+
+def _read_lately(db: Reader) -> bool:
+    known = _ZONES.get(_engine(db))
+    return known is not None and time.monotonic() - known[1] < RECHECK_AFTER_S
 
 
 def _moments(db: Reader, at: datetime, *, reread: bool = False) -> Moments | None:
@@ -82,7 +94,7 @@ def kept_open(
     if found is None:
         return None
     page = run(*found)
-    if page.items:
+    if page.items or _read_lately(db):
         return page
     fresh = _moments(db, at, reread=True)
     if fresh is None:

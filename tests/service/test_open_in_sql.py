@@ -142,17 +142,19 @@ def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
         engine.dispose()
 
 
-def test_a_load_that_brings_a_new_zone_is_answered_for_at_once(
-    tmp_path: Path, dataset: Dataset
+def test_a_load_that_brings_a_new_zone_is_answered_for_once_the_zones_are_stale(
+    tmp_path: Path, dataset: Dataset, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The zones are read once per database; a load in between that lists a zone they lack
-    must not leave its shops out (each statement checks the zones: service.open_sql)."""
+    empties the answers (each statement checks the zones: service.open_sql) until an empty
+    answer finds them older than RECHECK_AFTER_S and rereads them."""
     engine = make_engine(f"sqlite:///{tmp_path / 'zones.db'}")
     at = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
     filters = DispensaryFilters.create(open_at=at)
     shops = [dict(shop) for shop in dataset.dispensaries]
     moved = shops[0]
     moved.update(hours=dict.fromkeys(DAYS, "0:00-24:00"), timezone="America/Halifax")
+    monkeypatch.setattr(open_sql, "RECHECK_AFTER_S", 3600.0)
     try:
         load_dataset(engine, dataset)
         with engine.connect() as conn:
@@ -160,6 +162,9 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_at_once(
             assert "America/Halifax" not in (_in_sql(conn, at) or ())
         load_dataset(engine, replace(dataset, dispensaries=shops))
         with engine.connect() as conn:
+            # Zones read within the hour: the empty answer is trusted, not run again.
+            assert walk(partial(list_dispensaries, conn, filters)) == []
+            monkeypatch.setattr(open_sql, "RECHECK_AFTER_S", 0.0)
             after = walk(partial(list_dispensaries, conn, filters))
             deals = walk(
                 partial(
