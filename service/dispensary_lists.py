@@ -61,6 +61,10 @@ LISTED = (
     Dispensary.lng,
     Dispensary.timezone,
 )
+# Where a listed row's hours and zone sit, to tell whether it is open as the row is built.
+_HOURS_AT, _ZONE_AT = (
+    tuple(column.key for column in LISTED).index(k) for k in ("hours", "timezone")
+)
 # Filters that are column comparisons, by filter name: "any of" the values for tuples.
 _COMPARED = {
     "state": Dispensary.state,
@@ -286,25 +290,30 @@ def list_dispensaries(
     if when is not None and at is not None and when.only_open:
         result = _open_page(db, shape, params, page, at)
     else:
+        # With open_now=false (``at`` but not only_open) every row says whether it is open.
         if shape == _Shape(shape.compared, None, False, "name"):
             found = fetch_page(db, _listing(shape.compared), params, page)
-            result = replace(found, items=[DispensaryRow(*row) for row in found.items])
+            result = replace(found, items=[_row(row, None, at) for row in found.items])
         elif shape == _Shape(shape.compared, "box", False, "name"):
             assert isinstance(where, Box)  # the shape says so
             found = fetch_page(db, _boxed_listing(shape.compared, where.wide), params, page)
-            result = replace(found, items=[DispensaryRow(*row) for row in found.items])
+            result = replace(found, items=[_row(row, None, at) for row in found.items])
         else:
-            result = _ranked_page(db, shape, params, page)
-        if at is not None:  # open_now=false: every row, each saying whether it is open
-            result = replace(result, items=[_timed(row, at) for row in result.items])
+            result = _ranked_page(db, shape, params, page, at)
     if strain_id is not None:
         result = replace(result, items=_stocked(db, strain_id, result.items))
     return result
 
 
 def _row(
-    columns: Sequence[Any], distance: float | None, state: OpenState | None = None
+    columns: Sequence[Any],
+    distance: float | None,
+    at: datetime | None = None,
+    state: OpenState | None = None,
 ) -> DispensaryRow:
+    """A listed row; whether it is open is ``state``, or worked out for ``at`` when given."""
+    if at is not None:
+        state = open_state(columns[_HOURS_AT], columns[_ZONE_AT], at)
     return DispensaryRow(
         *columns,
         distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]
@@ -314,19 +323,17 @@ def _row(
 
 
 def _ranked_page(
-    db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest
+    db: Reader,
+    shape: _Shape,
+    params: dict[str, Any],
+    page: PageRequest,
+    at: datetime | None = None,
 ) -> Page[DispensaryRow]:
     found = fetch_page(db, _ranked_listing(shape), params, page)
     listed = len(LISTED)
-    items = [
-        _row(row[:listed], row[listed] if shape.where == "near" else None) for row in found.items
-    ]
+    near = shape.where == "near"
+    items = [_row(row[:listed], row[listed] if near else None, at) for row in found.items]
     return replace(found, items=items)
-
-
-def _timed(row: DispensaryRow, at: datetime) -> DispensaryRow:
-    state = open_state(row.hours, row.timezone, at)
-    return replace(row, is_open=state.is_open, next_change=state.next_change)
 
 
 def _open_page(
@@ -339,11 +346,11 @@ def _open_page(
 
     def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DispensaryRow]:
         opened = shape._replace(open_zones=zones)
-        return _ranked_page(db, opened, {**params, **moments}, page)
+        return _ranked_page(db, opened, {**params, **moments}, page, at)
 
     kept = open_sql.kept_open(db, at, in_sql)
     if kept is not None:
-        return replace(kept, items=[_timed(row, at) for row in kept.items])
+        return kept
     if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
         listed_columns = len(LISTED)
         found: list[tuple[Any, OpenState]] = []
@@ -352,7 +359,7 @@ def _open_page(
             if state.is_open:
                 found.append((row, state))
         items = [
-            _row(row[:listed_columns], row.distance, state)
+            _row(row[:listed_columns], row.distance, state=state)
             for row, state in found[page.offset : page.offset + page.limit]
         ]
         return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
@@ -368,7 +375,7 @@ def _open_page(
     listed = {
         row.id: row for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _, _ in window]})
     }
-    items = [_row(listed[id_], distance, state) for id_, distance, state in window]
+    items = [_row(listed[id_], distance, state=state) for id_, distance, state in window]
     return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
 
 

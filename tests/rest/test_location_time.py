@@ -296,6 +296,27 @@ def test_open_now_uses_the_requests_minute(
     assert [i["id"] for i in reported if i["is_open"]] == [i["id"] for i in now]
 
 
+@pytest.mark.parametrize(
+    "place",
+    [
+        {"bbox": "-120.0,31.0,-102.0,45.0"},  # the Mountain West: a box its index narrows
+        {"bbox": "-125.0,24.0,-66.0,50.0"},  # the continental US: rows tested one by one
+        {"lat": "39.7392", "lng": "-104.9903", "radius": "500"},
+    ],
+)
+def test_open_now_false_says_of_every_row_in_a_place_whether_it_is_open(
+    api, monkeypatch: pytest.MonkeyPatch, place: dict[str, str]
+) -> None:
+    instant = datetime(2026, 12, 5, 4, 30, tzinfo=UTC)  # Friday evening in the US: some closed
+    monkeypatch.setattr(web.today, "_read_clock", lambda: instant)
+    now = _walk(api, "/api/v1/dispensaries", open_now="true", **place)
+    reported = _walk(api, "/api/v1/dispensaries", open_now="false", **place)
+    assert now
+    assert len(reported) > len(now)
+    assert [i["id"] for i in reported if i["is_open"]] == [i["id"] for i in now]
+    assert all(i["is_open"] is False for i in reported if i["id"] not in {n["id"] for n in now})
+
+
 def test_the_detail_always_says_whether_it_is_open_now(
     api, monkeypatch: pytest.MonkeyPatch, busiest: Dispensary
 ) -> None:
