@@ -79,6 +79,7 @@ def test_a_partial_run_says_what_it_did_not_measure(bench) -> None:
 def test_open_now_and_mixed_traffic_have_their_target_lines(bench) -> None:
     rows = [
         _row(bench.OPEN_NOW_CASE, "cold", 1100),
+        _row(bench.OPEN_EVENING_CASE, "cold", 600),
         _row(bench.MIXED_STEADY, "warm", 1600),
         _row(bench.MIXED_FIRST, "warm", 900),
         _row(bench.MIXED_STEADY, "cold", 560),
@@ -89,6 +90,7 @@ def test_open_now_and_mixed_traffic_have_their_target_lines(bench) -> None:
 
     assert _line(lines, "open now near a point cold").endswith("28% of bare (target >= 25%)")
     assert "not measured" in _line(lines, "open now near a point warm")
+    assert _line(lines, "open now, evening (open_at) cold").endswith("15% of bare (target >= 25%)")
     assert _line(lines, "mixed traffic warm").endswith(
         "steady 80% of bare (target >= 75%); first pass 45% of bare (for information)"
     )
