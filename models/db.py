@@ -29,11 +29,16 @@ PREPARE_THRESHOLD = 1
 PREPARED_MAX = 500
 
 
+def engine_of(db: Reader) -> Engine:
+    """The engine ``db`` (a session or a connection) works on."""
+    bind = db if isinstance(db, Connection) else db.get_bind()
+    return bind.engine if isinstance(bind, Connection) else bind
+
+
 def dialect_name(db: Reader) -> str:
     """The name of the database ``db`` (a session or a connection) works on: "sqlite" or
     "postgresql"."""
-    bind = db if isinstance(db, Connection) else db.get_bind()
-    return bind.dialect.name
+    return engine_of(db).dialect.name
 
 
 def make_engine(

@@ -10,9 +10,9 @@ zone is missing from them, and finds no row otherwise; an empty answer rereads t
 more than :data:`RECHECK_AFTER_S` ago and, if they changed (a load in between), runs again. So
 a load that brings a new zone is answered for within that time, the bound the web tier's
 caches keep (``STATE_TTL_MS``), and an empty answer costs no second statement while the zones
-are fresh. Near a change of offset, or with no zones
-listed (data loaded before the spans existed), :func:`kept_open` gives None and the lists test
-each row's hours in Python (service.hours.open_state) instead.
+are fresh. Near a change of offset, or with no zones listed (data loaded before the spans
+existed), :func:`kept_open` gives None and the lists test each row's hours in Python
+(service.hours.open_state) instead.
 """
 
 import time
@@ -24,7 +24,6 @@ from weakref import WeakKeyDictionary
 
 from sqlalchemy import (
     ColumnElement,
-    Connection,
     Engine,
     Integer,
     Select,
@@ -36,7 +35,7 @@ from sqlalchemy import (
 )
 
 from models import Dispensary, DispensaryOpenSpan, DispensaryTimeZone
-from models.db import Reader
+from models.db import Reader, engine_of
 
 from .hours import steady_moments
 from .paging import Page, rows
@@ -55,13 +54,8 @@ def _zones_statement() -> Select[str]:
     return select(DispensaryTimeZone.name).order_by(DispensaryTimeZone.name)
 
 
-def _engine(db: Reader) -> Engine:
-    bind = db if isinstance(db, Connection) else db.get_bind()
-    return bind.engine if isinstance(bind, Connection) else bind
-
-
 def _zones(db: Reader, *, reread: bool) -> tuple[str, ...]:
-    engine = _engine(db)
+    engine = engine_of(db)
     known = None if reread else _ZONES.get(engine)
     if known is not None:
         return known[0]
@@ -72,7 +66,7 @@ def _zones(db: Reader, *, reread: bool) -> tuple[str, ...]:
 
 
 def _read_lately(db: Reader) -> bool:
-    known = _ZONES.get(_engine(db))
+    known = _ZONES.get(engine_of(db))
     return known is not None and time.monotonic() - known[1] < RECHECK_AFTER_S
 
 
