@@ -27,6 +27,9 @@ PING_AFTER_IDLE_S = 1.0
 # statements; unprepared, each run is parsed and planned again (docs/performance.md).
 PREPARE_THRESHOLD = 1
 PREPARED_MAX = 500
+# Python's sqlite3 keeps the 128 statements it compiled last per connection (its default); the
+# same few hundred statements would keep falling out and being compiled again.
+SQLITE_CACHED_STATEMENTS = PREPARED_MAX
 
 
 def engine_of(db: Reader) -> Engine:
@@ -62,7 +65,8 @@ def make_engine(
     """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
-        kwargs: dict[str, Any] = {"connect_args": {"check_same_thread": False}}
+        sqlite_args = {"check_same_thread": False, "cached_statements": SQLITE_CACHED_STATEMENTS}
+        kwargs: dict[str, Any] = {"connect_args": sqlite_args}
         if in_memory:
             kwargs["poolclass"] = StaticPool
         engine = create_engine(url, echo=echo, json_deserializer=orjson.loads, **kwargs)
