@@ -5,7 +5,7 @@ from typing import Any
 from service import dispensaries, dispensary_lists
 from service.filters import DispensaryFilters
 from service.paging import PageRequest
-from web.db import request_connection, request_session
+from web.db import request_connection
 from web.routes import route_policy
 from web.today import request_now
 
@@ -47,4 +47,4 @@ def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, 
 @operation_id(bp, "getDispensary")
 def get_dispensary(dispensary_id: str) -> dict[str, Any]:
     """One dispensary with contact details, menu, newest reviews, and whether it is open now."""
-    return ok(dispensaries.get_dispensary(request_session(), dispensary_id, now=request_now))
+    return ok(dispensaries.get_dispensary(request_connection(), dispensary_id, now=request_now))

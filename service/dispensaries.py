@@ -14,6 +14,7 @@ from models import Dispensary, MenuItem, Review, Strain
 from models.db import AnySelect, Reader
 
 from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
+from .dispensary_lists import DispensaryRow, dispensary_rows_by_public_ids
 from .errors import NotFound
 from .hours import OpenState, open_state
 from .ids import DISPENSARY_ID
@@ -44,24 +45,23 @@ class ReviewEntry(NamedTuple):
 
 @dataclass(frozen=True)
 class DispensaryDetail:
-    dispensary: Dispensary
+    dispensary: DispensaryRow
     menu: list[MenuEntry]
     reviews: list[ReviewEntry]
     hours_now: OpenState
 
 
-def get_dispensary(
-    session: Session, public_id: str, *, now: Clock = current_minute
-) -> DispensaryDetail:
+def get_dispensary(db: Reader, public_id: str, *, now: Clock = current_minute) -> DispensaryDetail:
     """Return the dispensary ``disp_<n>`` with its menu, newest reviews and whether it is open
-    at the request's instant ``now()``; raise NotFound."""
-    dispensary = None
-    if DISPENSARY_ID.fullmatch(public_id):
-        dispensary = session.scalar(select(Dispensary).where(Dispensary.public_id == public_id))
+    at the request's instant ``now()``; raise NotFound.
+
+    The dispensary is read as a list row (its columns, no ORM object), so a plain connection
+    serves the whole detail."""
+    dispensary = dispensary_rows_by_public_ids(db, [public_id]).get(public_id)
     if dispensary is None:
         raise NotFound(f"no dispensary with id {public_id!r}")
-    menu = menus_by_dispensary(session, [dispensary.id])[dispensary.id]
-    reviews = reviews_by_dispensary(session, [dispensary.id])[dispensary.id]
+    menu = menus_by_dispensary(db, [dispensary.id])[dispensary.id]
+    reviews = reviews_by_dispensary(db, [dispensary.id])[dispensary.id]
     hours_now = open_state(dispensary.hours, dispensary.timezone, now())
     return DispensaryDetail(dispensary=dispensary, menu=menu, reviews=reviews, hours_now=hours_now)
 

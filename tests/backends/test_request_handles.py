@@ -77,11 +77,12 @@ def test_reads_without_orm_objects_open_no_session(counted_app) -> None:
     assert all(
         status == 200 for path, status in statuses.items() if "ZZ" not in path and "=0" not in path
     )
-    # A dispensary's detail builds ORM objects: it still reads through a session.
+    # A dispensary's detail (its row, menu and reviews) is read on the connection too.
     found = client.get("/api/v1/dispensaries?state=CO&limit=1", headers=headers).get_json()
     detail = client.get(f"/api/v1/dispensaries/{found['data'][0]['id']}", headers=headers)
     assert detail.status_code == 200
-    assert opened == [1]
+    assert detail.get_json()["data"]["menu"]
+    assert opened == []
 
 
 def test_graphql_reads_without_orm_objects_open_no_session(counted_app) -> None:
