@@ -10,7 +10,6 @@ from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.types import ExecutionContext
 
 from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
-from service.dispensaries import dispensaries_by_public_ids
 from service.dispensary_lists import dispensary_rows_by_public_ids
 from service.doctors import doctor_rows_by_public_ids
 from service.errors import NotFound
@@ -203,7 +202,7 @@ class Query:
         description="One dispensary by id (disp_<n>), or null."
     )
     def dispensary(self, info: Info[Context, None], id: DispensaryId) -> Dispensary | None:
-        found = dispensaries_by_public_ids(info.context.session, [id])
+        found = dispensary_rows_by_public_ids(info.context.db, [id])
         return Dispensary.from_model(found[id], info) if id in found else None
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any

@@ -64,7 +64,7 @@ def _iso(day: date) -> str:
     return day.isoformat()
 
 
-def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel]) -> None:
+def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel | DispensaryRow]) -> None:
     rows = list(rows)
     ctx.batch.register("dispensary", [d.id for d in rows])
     ctx.batch.register("state", [d.state for d in rows])
@@ -451,8 +451,8 @@ class Deal:
     def dispensary(self, info: Info[Context, None]) -> Dispensary:
         ctx = info.context
 
-        def fetch(ids: list[int]) -> dict[int, DispensaryModel]:
-            found = dispensaries.dispensaries_by_ids(ctx.session, ids)
+        def fetch(ids: list[int]) -> dict[int, DispensaryRow]:
+            found = dispensary_lists.dispensary_rows_by_ids(ctx.db, ids)
             _seen_dispensaries(ctx, found.values())
             return found
 

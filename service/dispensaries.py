@@ -17,7 +17,6 @@ from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
 from .dispensary_lists import DispensaryRow, dispensary_rows_by_public_ids
 from .errors import NotFound
 from .hours import OpenState, open_state
-from .ids import DISPENSARY_ID
 from .paging import rows, top_per_parent
 from .when import Clock, current_minute
 
@@ -157,25 +156,6 @@ def review_counts_by_dispensary(db: Reader, ids: Iterable[int]) -> dict[int, int
     for dispensary_id, count in rows(db, stmt, {}):
         counts[dispensary_id] = count
     return counts
-
-
-def dispensaries_by_ids(session: Session, ids: Iterable[int]) -> dict[int, Dispensary]:
-    """Return the dispensaries with the given primary keys, keyed by id."""
-    wanted = set(ids)
-    if not wanted:
-        return {}
-    return {d.id: d for d in session.scalars(select(Dispensary).where(Dispensary.id.in_(wanted)))}
-
-
-def dispensaries_by_public_ids(
-    session: Session, public_ids: Iterable[str]
-) -> dict[str, Dispensary]:
-    """Return the dispensaries with the given ``disp_<n>`` ids, keyed by that id."""
-    wanted = {public_id for public_id in public_ids if DISPENSARY_ID.fullmatch(public_id)}
-    if not wanted:
-        return {}
-    chosen = session.scalars(select(Dispensary).where(Dispensary.public_id.in_(wanted)))
-    return {d.public_id: d for d in chosen}
 
 
 def dispensaries_by_strain(

@@ -246,6 +246,14 @@ def _by_public_ids_statement() -> AnySelect:
     return select(*LISTED).where(Dispensary.public_id.in_(bindparam("public_ids", expanding=True)))
 
 
+def dispensary_rows_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, DispensaryRow]:
+    """The dispensaries with the given primary keys as list rows (no ORM objects), keyed by id."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    return {row.id: _row(row, None) for row in rows(db, _by_ids_statement(), {"ids": wanted})}
+
+
 def dispensary_rows_by_public_ids(
     db: Reader, public_ids: Iterable[str]
 ) -> dict[str, DispensaryRow]:

@@ -109,9 +109,20 @@ def test_graphql_reads_without_orm_objects_open_no_session(counted_app) -> None:
         "Deal",
     }
     assert opened == []
-    # A dispensary by id builds an ORM object: one session.
+    # A dispensary by id, and a deal's dispensary, are list rows read on the connection too.
     dispensary_id = found["dispensaries"][0]["id"]
-    query = '{ dispensary(id: "' + dispensary_id + '") { id name } }'
+    query = (
+        '{ dispensary(id: "' + dispensary_id + '") { id name isOpen } '
+        '  deals(state: "CO", limit: 3) { items { id dispensary { id name timezone } } } }'
+    )
+    body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
+    assert "errors" not in body, body
+    assert body["data"]["dispensary"]["id"] == dispensary_id
+    assert all(item["dispensary"]["id"] for item in body["data"]["deals"]["items"])
+    assert body["data"]["deals"]["items"]
+    assert opened == []
+    # A strain's dispensaries by the old arguments still build ORM objects: one session.
+    query = '{ strain(slug: "blue-dream") { dispensaries(limit: 2) { id } } }'
     body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
     assert "errors" not in body, body
     assert opened == [1]
