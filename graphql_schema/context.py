@@ -7,7 +7,6 @@ from functools import cached_property
 from typing import Any
 
 from sqlalchemy import Connection
-from sqlalchemy.orm import Session
 
 from web.today import request_now
 
@@ -16,12 +15,10 @@ from .loaders import BatchCache
 
 @dataclass
 class Context:
-    """Column reads go through ``db`` (the request's plain connection) and ORM reads through
-    ``session``; each is opened on first use, so a query that makes no ORM objects (a nested
-    dispensaries page, say) opens no session, as a REST list does not."""
+    """Every read goes through ``db``, the request's plain connection, opened on first use:
+    resolvers build no ORM objects, so a query opens no session, as a REST read does not."""
 
     connections: Callable[[], Connection]
-    sessions: Callable[[], Session]
     today: date  # deals are active on or after this day (evaluated once per request)
     # The request's minute (UTC), read from the request's one clock reading when a resolver
     # first calls it (opening hours "now"); calling it marks the answer as one for that minute.
@@ -37,7 +34,3 @@ class Context:
     @cached_property
     def db(self) -> Connection:
         return self.connections()
-
-    @cached_property
-    def session(self) -> Session:
-        return self.sessions()

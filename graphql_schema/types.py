@@ -15,7 +15,6 @@ from strawberry import Info
 from strawberry.types.nodes import SelectedField, Selection
 
 from models import Deal as DealModel
-from models import Dispensary as DispensaryModel
 from models import Doctor as DoctorModel
 from service import bounds, deals, dispensaries, dispensary_lists, laws, strains
 from service.bounds import ListBound
@@ -64,7 +63,7 @@ def _iso(day: date) -> str:
     return day.isoformat()
 
 
-def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryModel | DispensaryRow]) -> None:
+def _seen_dispensaries(ctx: Context, rows: Iterable[DispensaryRow]) -> None:
     rows = list(rows)
     ctx.batch.register("dispensary", [d.id for d in rows])
     ctx.batch.register("state", [d.state for d in rows])
@@ -269,7 +268,7 @@ class Dispensary:
     @classmethod
     def from_model(
         cls,
-        d: DispensaryModel | DispensaryRow,
+        d: DispensaryRow,
         info: Info[Context, None],
         distance: float | None = None,
         *,
@@ -282,7 +281,7 @@ class Dispensary:
         batch.register_one("state", d.state)
         timed = (
             OpenState(is_open=d.is_open, next_change=d.next_change)
-            if isinstance(d, DispensaryRow) and d.is_open is not None
+            if d.is_open is not None
             else None
         )
         return cls(
@@ -587,9 +586,9 @@ class Strain:
         statement, and each item's price and unit in one more when the query reads them."""
         ctx = info.context
 
-        def fetch(ids: list[int]) -> dict[int, list[DispensaryModel]]:
+        def fetch(ids: list[int]) -> dict[int, list[DispensaryRow]]:
             found = dispensaries.dispensaries_by_strain(
-                ctx.session, ids, state=state, limit=window.limit, offset=window.offset
+                ctx.db, ids, state=state, limit=window.limit, offset=window.offset
             )
             _seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
             ctx.batch.register("stocking", ((pk, d.id) for pk, rows in found.items() for d in rows))

@@ -16,7 +16,7 @@ from werkzeug.exceptions import MethodNotAllowed
 
 from service.errors import TimeBudgetExceeded
 from web.csp import page_headers
-from web.db import request_connection, request_session
+from web.db import request_connection
 from web.limits import quota_snapshot
 from web.replay import mark_replayable
 from web.today import request_now, request_today
@@ -74,7 +74,6 @@ class ApiGraphQLView(GraphQLView[Context, None]):
     def get_context(self, request: Request, response: Response) -> Context:
         return Context(
             connections=request_connection,
-            sessions=request_session,
             today=request_today(),
             now=request_now,
             deadline=time.monotonic() + self._time_budget_ms / 1000,

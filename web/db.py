@@ -1,6 +1,6 @@
 """The app's engines and the per-request database handles, each opened on first use and closed
 at the end of the request: a plain connection for the reads that make no ORM objects (every
-REST read) and a session for the rest (some GraphQL loaders, checking a key). A request that
+read of either edge) and a session for the rest (checking a key). A request that
 opens no session is cheaper (docs/performance.md).
 """
 

@@ -314,7 +314,7 @@ def test_an_extension_that_watches_resolvers_still_sees_every_field() -> None:
 
 
 def _context(session: Session, today: date) -> Context:
-    return Context(connections=session.connection, sessions=lambda: session, today=today)
+    return Context(connections=session.connection, today=today)
 
 
 SERVED = {

@@ -71,9 +71,7 @@ def test_shared_and_stock_reads_give_the_same_answer(
 ) -> None:
     answers = []
     for stock in (False, True):
-        context = Context(
-            connections=session.connection, sessions=lambda: session, today=reference_day
-        )
+        context = Context(connections=session.connection, today=reference_day)
         result = make_schema(stock=stock).execute_sync(
             TWO_MENUS, variable_values={"limit": 7}, context_value=context
         )

@@ -120,12 +120,22 @@ def test_graphql_reads_without_orm_objects_open_no_session(counted_app) -> None:
     assert body["data"]["dispensary"]["id"] == dispensary_id
     assert all(item["dispensary"]["id"] for item in body["data"]["deals"]["items"])
     assert body["data"]["deals"]["items"]
-    assert opened == []
-    # A strain's dispensaries by the old arguments still build ORM objects: one session.
-    query = '{ strain(slug: "blue-dream") { dispensaries(limit: 2) { id } } }'
+    # So are a strain's dispensaries asked with the old arguments (by name, one state).
+    query = '{ strain(slug: "blue-dream") { dispensaries(limit: 2) { id law { stateCode } } } }'
     body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
     assert "errors" not in body, body
-    assert opened == [1]
+    first = body["data"]["strain"]["dispensaries"][0]
+    code = first["law"]["stateCode"]
+    query = (
+        '{ strain(slug: "blue-dream") { dispensaries(state: "' + code + '", limit: 2) '
+        "{ id law { stateCode } } } }"
+    )
+    body = client.post("/graphql", json={"query": query}, headers=headers).get_json()
+    assert "errors" not in body, body
+    in_state = body["data"]["strain"]["dispensaries"]
+    assert in_state[0]["id"] == first["id"]  # first by name overall, so first in its state
+    assert all(d["law"]["stateCode"] == code for d in in_state)
+    assert opened == []
 
 
 def test_every_request_hands_its_connections_back(counted_app) -> None:

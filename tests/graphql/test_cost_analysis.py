@@ -150,7 +150,6 @@ def test_both_executions_stop_at_a_passed_deadline(session, stock: bool) -> None
     schema = make_schema(stock=stock)
     late = Context(
         connections=session.connection,
-        sessions=lambda: session,
         today=date.today(),
         deadline=time.monotonic() - 1,
     )
@@ -158,7 +157,6 @@ def test_both_executions_stop_at_a_passed_deadline(session, stock: bool) -> None
         schema.execute_sync("{ laws { state } }", context_value=late)
     on_time = Context(
         connections=session.connection,
-        sessions=lambda: session,
         today=date.today(),
         deadline=time.monotonic() + 60,
     )
