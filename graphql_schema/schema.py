@@ -10,7 +10,7 @@ from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.types import ExecutionContext
 
 from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
-from service.dispensary_lists import dispensary_rows_by_public_ids
+from service.dispensary_rows import dispensary_rows_by_public_ids
 from service.doctors import doctor_rows_by_public_ids
 from service.errors import NotFound
 from service.filters import SearchQuery, StrainFilters

@@ -16,11 +16,11 @@ from strawberry.types.nodes import SelectedField, Selection
 
 from models import Deal as DealModel
 from models import Doctor as DoctorModel
-from service import bounds, deals, dispensaries, dispensary_lists, laws, strains
+from service import bounds, deals, dispensaries, dispensary_lists, dispensary_rows, laws, strains
 from service.bounds import ListBound
 from service.deals import DealRow
 from service.dispensaries import MenuEntry, ReviewEntry
-from service.dispensary_lists import DispensaryRow, StockedRow
+from service.dispensary_rows import DispensaryRow, StockedRow
 from service.doctors import DoctorRow
 from service.hours import OpenState, open_state
 from service.laws import LawRecord
@@ -451,7 +451,7 @@ class Deal:
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, DispensaryRow]:
-            found = dispensary_lists.dispensary_rows_by_ids(ctx.db, ids)
+            found = dispensary_rows.dispensary_rows_by_ids(ctx.db, ids)
             _seen_dispensaries(ctx, found.values())
             return found
 

@@ -1,5 +1,5 @@
 """Dispensary details (menu, reviews, whether open now) and the batch lookups GraphQL's loaders
-use; list pages are in service.dispensary_lists."""
+use; list pages are in service.dispensary_lists, the rows they share in service.dispensary_rows."""
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,7 +13,7 @@ from models import Dispensary, MenuItem, Review, Strain
 from models.db import AnySelect, Reader
 
 from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
-from .dispensary_lists import LISTED, DispensaryRow, dispensary_rows_by_public_ids
+from .dispensary_rows import LISTED, DispensaryRow, dispensary_rows_by_public_ids
 from .errors import NotFound
 from .hours import OpenState, open_state
 from .paging import rows, top_per_parent

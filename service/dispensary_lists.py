@@ -1,8 +1,8 @@
 """Dispensary list pages: filtered, near a point, in a map box, open at an instant, stocking a
 strain; by name, distance or rating. Both edges list dispensaries through ``list_dispensaries``."""
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -24,10 +24,10 @@ from models.db import AnySelect, Reader
 from models.expressions import in_subquery_once
 
 from . import open_sql
+from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_by_ids, listed_row
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .hours import OpenState, hours_from_text, open_state
-from .ids import DISPENSARY_ID
 from .paging import (
     Listing,
     Page,
@@ -37,34 +37,10 @@ from .paging import (
     fetch_page,
     ranked_listing,
     rows,
-    rows_by_public_ids,
 )
 from .places import Box, Near, box_where, inside_tested_per_row, near_where, place_order
 from .when import Clock, current_minute
 
-# What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
-# and the keys that batching follows (id, state).
-LISTED = (
-    Dispensary.id,
-    Dispensary.public_id,
-    Dispensary.name,
-    Dispensary.address.label("address"),
-    Dispensary.type,
-    Dispensary.rating,
-    Dispensary.delivery,
-    Dispensary.hours,
-    Dispensary.phone,
-    Dispensary.website,
-    Dispensary.review_count,
-    Dispensary.state,
-    Dispensary.lat,
-    Dispensary.lng,
-    Dispensary.timezone,
-)
-# Where a listed row's hours and zone sit, to tell whether it is open as the row is built.
-_HOURS_AT, _ZONE_AT = (
-    tuple(column.key for column in LISTED).index(k) for k in ("hours", "timezone")
-)
 # Filters that are column comparisons, by filter name: "any of" the values for tuples.
 _COMPARED = {
     "state": Dispensary.state,
@@ -73,47 +49,6 @@ _COMPARED = {
     "delivery": Dispensary.delivery,
 }
 _MANY = ("state", "type")
-
-
-@dataclass(frozen=True, slots=True)
-class DispensaryRow:
-    """A dispensary in a list: the LISTED columns; ``distance`` (miles from the point, one
-    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time."""
-
-    id: int
-    public_id: str
-    name: str
-    address: str
-    type: str
-    rating: float
-    delivery: bool
-    hours: dict[str, str]
-    phone: str
-    website: str
-    review_count: int
-    state: str
-    lat: float
-    lng: float
-    timezone: str
-    distance: float | None = None
-    is_open: bool | None = None
-    next_change: datetime | None = None
-
-    @property
-    def next_change_text(self) -> str | None:
-        """``next_change`` in ISO 8601 (None when it never changes). Absent (AttributeError)
-        when the request did not ask about time, so that an edge leaves the field out."""
-        if self.is_open is None:
-            raise AttributeError("next_change_text")
-        return self.next_change.isoformat() if self.next_change is not None else None
-
-
-@dataclass(frozen=True, slots=True)
-class StockedRow(DispensaryRow):
-    """A dispensary whose menu has a strain, with that menu item's price (USD) and unit."""
-
-    price: float = 0.0
-    unit: str = ""
 
 
 def _compared(filters: DispensaryFilters) -> dict[str, Any]:
@@ -236,38 +171,6 @@ def _timed_nearby(shape: _Shape) -> AnySelect:
     )
 
 
-@lru_cache(maxsize=1)
-def _by_ids_statement() -> AnySelect:
-    return select(*LISTED).where(Dispensary.id.in_(bindparam("ids", expanding=True)))
-
-
-@lru_cache(maxsize=1)
-def _by_public_ids_statement() -> AnySelect:
-    return select(*LISTED).where(Dispensary.public_id.in_(bindparam("public_ids", expanding=True)))
-
-
-def dispensary_rows_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, DispensaryRow]:
-    """The dispensaries with the given primary keys as list rows (no ORM objects), keyed by id."""
-    wanted = sorted(set(ids))
-    if not wanted:
-        return {}
-    return {row.id: _row(row, None) for row in rows(db, _by_ids_statement(), {"ids": wanted})}
-
-
-def dispensary_rows_by_public_ids(
-    db: Reader, public_ids: Iterable[str]
-) -> dict[str, DispensaryRow]:
-    """The dispensaries with the given ``disp_<n>`` ids as list rows (no ORM objects), keyed by
-    that id; ids of another shape find nothing."""
-    return rows_by_public_ids(
-        db,
-        _by_public_ids_statement(),
-        DISPENSARY_ID,
-        public_ids,
-        lambda columns: _row(columns, None),
-    )
-
-
 def list_dispensaries(
     db: Reader,
     filters: DispensaryFilters,
@@ -301,33 +204,16 @@ def list_dispensaries(
         # With open_now=false (``at`` but not only_open) every row says whether it is open.
         if shape == _Shape(shape.compared, None, False, "name"):
             found = fetch_page(db, _listing(shape.compared), params, page)
-            result = replace(found, items=[_row(row, None, at) for row in found.items])
+            result = replace(found, items=[listed_row(row, None, at) for row in found.items])
         elif shape == _Shape(shape.compared, "box", False, "name"):
             assert isinstance(where, Box)  # the shape says so
             found = fetch_page(db, _boxed_listing(shape.compared, where.wide), params, page)
-            result = replace(found, items=[_row(row, None, at) for row in found.items])
+            result = replace(found, items=[listed_row(row, None, at) for row in found.items])
         else:
             result = _ranked_page(db, shape, params, page, at)
     if strain_id is not None:
         result = replace(result, items=_stocked(db, strain_id, result.items))
     return result
-
-
-def _row(
-    columns: Sequence[Any],
-    distance: float | None,
-    at: datetime | None = None,
-    state: OpenState | None = None,
-) -> DispensaryRow:
-    """A listed row; whether it is open is ``state``, or worked out for ``at`` when given."""
-    if at is not None:
-        state = open_state(columns[_HOURS_AT], columns[_ZONE_AT], at)
-    return DispensaryRow(
-        *columns,
-        distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]
-        is_open=state.is_open if state is not None else None,
-        next_change=state.next_change if state is not None else None,
-    )
 
 
 def _ranked_page(
@@ -340,7 +226,7 @@ def _ranked_page(
     found = fetch_page(db, _ranked_listing(shape), params, page)
     listed = len(LISTED)
     near = shape.where == "near"
-    items = [_row(row[:listed], row[listed] if near else None, at) for row in found.items]
+    items = [listed_row(row[:listed], row[listed] if near else None, at) for row in found.items]
     return replace(found, items=items)
 
 
@@ -367,7 +253,7 @@ def _open_page(
             if state.is_open:
                 found.append((row, state))
         items = [
-            _row(row[:listed_columns], row.distance, state=state)
+            listed_row(row[:listed_columns], row.distance, state=state)
             for row, state in found[page.offset : page.offset + page.limit]
         ]
         return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
@@ -381,9 +267,9 @@ def _open_page(
             opened.append((candidate.id, distance, state))
     window = opened[page.offset : page.offset + page.limit]
     listed = {
-        row.id: row for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _, _ in window]})
+        row.id: row for row in rows(db, listed_by_ids(), {"ids": [id_ for id_, _, _ in window]})
     }
-    items = [_row(listed[id_], distance, state=state) for id_, distance, state in window]
+    items = [listed_row(listed[id_], distance, state=state) for id_, distance, state in window]
     return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
 
 

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 
 from models import Dispensary
 from seed import Dataset
-from service.dispensary_lists import DispensaryRow, list_dispensaries
+from service.dispensary_lists import list_dispensaries
+from service.dispensary_rows import DispensaryRow
 from service.errors import InvalidParameter
 from service.filters import DispensaryFilters
 from service.paging import PageRequest

@@ -6,7 +6,8 @@ from datetime import date
 from sqlalchemy import Connection
 
 from service.deals import deal_rows_by_public_ids, list_deals
-from service.dispensary_lists import dispensary_rows_by_public_ids, list_dispensaries
+from service.dispensary_lists import list_dispensaries
+from service.dispensary_rows import dispensary_rows_by_public_ids
 from service.doctors import doctor_rows_by_public_ids, list_doctors
 from service.filters import DealFilters, DispensaryFilters, DoctorFilters
 from service.paging import PageRequest
