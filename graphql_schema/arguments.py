@@ -1,8 +1,8 @@
 """Argument types with their descriptions, so the SDL and GraphiQL's explorer document each one.
 
-The words match REST's parameter descriptions (rest/args.py) in meaning; every bound comes from
-service.bounds, service.filters or service.vocab. tests/graphql/test_arguments.py fails when an
-argument of any field has no description.
+The words match REST's parameter descriptions (rest/parameters.py) in meaning; every bound
+comes from service.bounds, service.filters or service.vocab. tests/graphql/test_arguments.py
+fails when an argument of any field has no description.
 """
 
 from typing import Annotated

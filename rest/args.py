@@ -9,19 +9,16 @@ is rejected by the parser.
 from typing import Any
 
 from marshmallow import EXCLUDE, Schema, fields, post_load
-from webargs.fields import DelimitedList
 
 from service import bounds
-from service.bounds import MAX_OFFSET, ListBound
+from service.bounds import ListBound
 from service.filters import (
     DEAL_SORTS,
     MAX_CBD,
     MAX_THC,
-    MAX_VALUES,
     PLACE_SORTS,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
-    WORD_MAX_LENGTH,
     DealFilters,
     DispensaryFilters,
     DoctorFilters,
@@ -29,249 +26,17 @@ from service.filters import (
     SearchQuery,
     StrainFilters,
 )
-from service.geo import JURISDICTIONS
 from service.paging import PageRequest
 from service.places import (
-    BBOX_EXAMPLE,
-    DEFAULT_RADIUS_MILES,
     LAT_EXAMPLE,
     LNG_EXAMPLE,
-    MAX_RADIUS_MILES,
 )
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
-from service.when import OPEN_AT_EXAMPLE
 
-from .fields import (
-    BOOLEAN_PATTERN,
-    DECIMAL_DIGITS,
-    StrictBoolean,
-    StrictInteger,
-    StrictNumber,
-    coordinate_pattern,
-    decimal_pattern,
-    integer_pattern,
-    list_pattern,
-)
+from . import parameters as param
 from .openapi import (
-    NOT_SPACE,
-    ZIP_PATTERN,
-    choice_pattern,
-    state_pattern,
     text_pattern,
-    word_pattern,
 )
-
-# The document publishes the values a client should send, typed (integer, number, boolean, enum),
-# so that generated clients get typed arguments. The server reads more than that, as each
-# description says (any case, surrounding whitespace, 1/0, a limit over its maximum), with the
-# messages it always had: ``ACCEPTS`` in a field's metadata is the exact grammar of the strings it
-# takes (apispec publishes only OpenAPI keywords, so it stays out of the document), and
-# tests/fuzz checks the server against it.
-ACCEPTS = "accepts"
-
-
-def _limit(bound: ListBound) -> StrictInteger:
-    maximum = bound.maximum
-    return StrictInteger(
-        expect=f"an integer from 1 to {maximum} (larger values are reduced to {maximum})",
-        metadata={
-            "description": f"Results per page, 1 to {maximum}; larger values (up to 18 digits) "
-            f"are reduced to {maximum} and meta.limit shows the limit in effect.",
-            "minimum": 1,
-            "maximum": maximum,
-            "default": bound.default,
-            # A limit over the maximum (up to 18 digits) is reduced, not refused.
-            ACCEPTS: integer_pattern(1),
-        },
-    )
-
-
-def _offset() -> StrictInteger:
-    return StrictInteger(
-        expect=f"an integer from 0 to {MAX_OFFSET}",
-        metadata={
-            "description": "Results to skip.",
-            "minimum": 0,
-            "maximum": MAX_OFFSET,
-            "default": 0,
-            ACCEPTS: integer_pattern(0, MAX_OFFSET),
-        },
-    )
-
-
-def _decimal(description: str) -> str:
-    return (
-        f"{description} Written as a plain decimal: at most {DECIMAL_DIGITS} digits before the "
-        f"point and {DECIMAL_DIGITS} after it, no exponent."
-    )
-
-
-def _percent(description: str, maximum: float) -> StrictNumber:
-    return StrictNumber(
-        expect=f"a number from 0 to {maximum:g}",
-        metadata={
-            "description": _decimal(f"{description}, from 0 to {maximum:g}."),
-            "minimum": 0,
-            "maximum": maximum,
-            ACCEPTS: decimal_pattern(int(maximum)),
-        },
-    )
-
-
-def _boolean(description: str) -> StrictBoolean:
-    return StrictBoolean(
-        metadata={
-            "description": f"{description} true or false; 1 and 0 and any case are read too.",
-            ACCEPTS: BOOLEAN_PATTERN,
-        }
-    )
-
-
-def _choice(words: tuple[str, ...], description: str = "") -> fields.String:
-    listed = f"{', '.join(words[:-1])} or {words[-1]}"
-    return fields.String(
-        metadata={
-            "description": f"{description}{listed}; any case, surrounding whitespace ignored.",
-            "enum": list(words),
-            ACCEPTS: choice_pattern(words),
-        }
-    )
-
-
-def _word(example: str) -> fields.String:
-    return fields.String(
-        metadata={
-            "description": f"A word such as {example} (any case): a letter, then letters, digits, "
-            f"spaces or hyphens; at most {WORD_MAX_LENGTH} characters. An unknown word matches "
-            "nothing.",
-            "pattern": word_pattern(WORD_MAX_LENGTH),
-        }
-    )
-
-
-def _state() -> fields.String:
-    return fields.String(
-        metadata={
-            "description": "Two-letter code of a US state, DC or territory; any case, "
-            "surrounding ASCII whitespace ignored.",
-            "enum": sorted(JURISDICTIONS),
-            ACCEPTS: state_pattern(JURISDICTIONS),
-        }
-    )
-
-
-def _city() -> fields.String:
-    return fields.String(
-        metadata={
-            "description": "City name (any case): 1 to 80 printable characters once runs of "
-            "whitespace are collapsed to one space.",
-            "pattern": NOT_SPACE,
-        }
-    )
-
-
-def _any_of(one: fields.String, what: str) -> DelimitedList:
-    """A filter taking up to MAX_VALUES values separated by commas, any of which matches; each
-    value read as ``one`` reads it. Published as an array (style form, explode false)."""
-    grammar = one.metadata.get(ACCEPTS) or one.metadata["pattern"]
-    item = {key: value for key, value in one.metadata.items() if key != ACCEPTS}
-    item.pop("description", None)
-    return DelimitedList(
-        fields.String(metadata=item),
-        metadata={
-            "description": f"{one.metadata['description']} Several {what}, separated by commas "
-            f"or with the parameter repeated, match any of them (at most {MAX_VALUES}).",
-            "minItems": 1,
-            "maxItems": MAX_VALUES,
-            ACCEPTS: list_pattern(grammar, MAX_VALUES),
-        },
-    )
-
-
-def _coordinate(name: str, limit: int, example: str, other: str) -> fields.String:
-    return fields.String(
-        metadata={
-            "description": f"{name} in WGS84 decimal degrees, -{limit} to {limit} (e.g. "
-            f"{example}); a plain decimal, at most 12 digits after the point. Give {other} "
-            "too: nearest first, with distance.",
-            "type": "number",
-            "minimum": -limit,
-            "maximum": limit,
-            ACCEPTS: coordinate_pattern(limit),
-        }
-    )
-
-
-def _radius() -> StrictNumber:
-    return StrictNumber(
-        expect=f"a number of miles greater than 0 and at most {MAX_RADIUS_MILES:g}",
-        metadata={
-            "description": _decimal(
-                f"Miles from zip or lat/lng, greater than 0 and at most {MAX_RADIUS_MILES:g} "
-                f"(default {DEFAULT_RADIUS_MILES:g}); only with zip or lat/lng."
-            ),
-            "minimum": 0,
-            "exclusiveMinimum": True,
-            "maximum": MAX_RADIUS_MILES,
-            ACCEPTS: decimal_pattern(int(MAX_RADIUS_MILES), exclusive_minimum=True),
-        },
-    )
-
-
-def _zip() -> fields.String:
-    return fields.String(
-        metadata={
-            "description": "A known five-digit US ZIP code: nearest first, with distance. At "
-            "most one of zip, lat/lng and bbox.",
-            "pattern": ZIP_PATTERN,
-        }
-    )
-
-
-def _bbox() -> fields.String:
-    return fields.String(
-        metadata={
-            "description": "Map viewport west,south,east,north in decimal degrees (e.g. "
-            f"{BBOX_EXAMPLE}): only what lies inside, edges included. South must not exceed "
-            "north; a box crossing the antimeridian (west greater than east) is refused: ask "
-            "for its two halves. At most one of zip, lat/lng and bbox.",
-            "pattern": "^[^,]+,[^,]+,[^,]+,[^,]+$",
-        }
-    )
-
-
-def _sort(choices: tuple[str, ...], default: str, ties: str) -> fields.String:
-    ratings = " (rating lowest first, -rating highest first)" if "rating" in choices else ""
-    return fields.String(
-        metadata={
-            "description": f"Order of the list: {', '.join(choices)}{ratings}; any case, "
-            f"surrounding whitespace ignored. Default {default}; distance (nearest first) is the "
-            "default with zip or lat/lng and needs one of them. Ties are broken by "
-            f"{ties}, then id, so pages are stable.",
-            "enum": list(choices),
-            ACCEPTS: choice_pattern(choices),
-        }
-    )
-
-
-def _open_now() -> StrictBoolean:
-    return _boolean(
-        "true: only those open now in their own time zone; false: all of them, each still "
-        "showing is_open and next_change. The answer describes the current minute."
-    )
-
-
-def _open_at() -> fields.String:
-    return fields.String(
-        metadata={
-            "description": "Only those open at this instant: ISO 8601 date and time with a UTC "
-            f"offset (e.g. {OPEN_AT_EXAMPLE}, or Z), years 1970 to 2100; each item shows "
-            "is_open and next_change. Not with open_now.",
-            "format": "date-time",
-            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,6})?)?"
-            "(Z|[+-][0-9]{2}:[0-9]{2})$",
-        }
-    )
 
 
 class _ListArgs(Schema):
@@ -289,15 +54,15 @@ class _ListArgs(Schema):
 
 class StrainArgs(_ListArgs):
     BOUND = bounds.STRAINS
-    limit = _limit(BOUND)
-    offset = _offset()
-    type = _any_of(_choice(STRAIN_TYPES), "types")
-    effect = _any_of(_word("relaxed"), "effects")
-    flavor = _any_of(_word("earthy"), "flavors")
-    thc_min = _percent("Minimum THC percentage", MAX_THC)
-    thc_max = _percent("Maximum THC percentage, not below thc_min", MAX_THC)
-    cbd_min = _percent("Minimum CBD percentage", MAX_CBD)
-    cbd_max = _percent("Maximum CBD percentage, not below cbd_min", MAX_CBD)
+    limit = param.limit(BOUND)
+    offset = param.offset()
+    type = param.any_of(param.choice(STRAIN_TYPES), "types")
+    effect = param.any_of(param.word("relaxed"), "effects")
+    flavor = param.any_of(param.word("earthy"), "flavors")
+    thc_min = param.percent("Minimum THC percentage", MAX_THC)
+    thc_max = param.percent("Maximum THC percentage, not below thc_min", MAX_THC)
+    cbd_min = param.percent("Minimum CBD percentage", MAX_CBD)
+    cbd_max = param.percent("Maximum CBD percentage, not below cbd_min", MAX_CBD)
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[StrainFilters, PageRequest]:
@@ -308,28 +73,28 @@ class StrainArgs(_ListArgs):
 def _place_fields(*, boxes: bool = True) -> dict[str, fields.Field[Any]]:
     """Where: a ZIP code or lat/lng with a radius, or (``boxes``) a map viewport."""
     where: dict[str, fields.Field[Any]] = {
-        "zip": _zip(),
-        "lat": _coordinate("Latitude", 90, LAT_EXAMPLE, "lng"),
-        "lng": _coordinate("Longitude", 180, LNG_EXAMPLE, "lat"),
-        "radius": _radius(),
+        "zip": param.zip(),
+        "lat": param.coordinate("Latitude", 90, LAT_EXAMPLE, "lng"),
+        "lng": param.coordinate("Longitude", 180, LNG_EXAMPLE, "lat"),
+        "radius": param.radius(),
     }
     if boxes:
-        where["bbox"] = _bbox()
+        where["bbox"] = param.bbox()
     return where
 
 
 def _dispensary_fields(bound: ListBound) -> dict[str, fields.Field[Any]]:
     return {
-        "limit": _limit(bound),
-        "offset": _offset(),
-        "state": _any_of(_state(), "states"),
-        "city": _city(),
+        "limit": param.limit(bound),
+        "offset": param.offset(),
+        "state": param.any_of(param.state(), "states"),
+        "city": param.city(),
         **_place_fields(),
-        "type": _any_of(_choice(DISPENSARY_TYPES), "types"),
-        "delivery": _boolean("true: only dispensaries that deliver."),
-        "open_now": _open_now(),
-        "open_at": _open_at(),
-        "sort": _sort(PLACE_SORTS, "name", "name"),
+        "type": param.any_of(param.choice(DISPENSARY_TYPES), "types"),
+        "delivery": param.boolean("true: only dispensaries that deliver."),
+        "open_now": param.open_now(),
+        "open_at": param.open_at(),
+        "sort": param.sort(PLACE_SORTS, "name", "name"),
     }
 
 
@@ -369,18 +134,18 @@ DealArgs = type(
     (_DealArgs,),
     {
         "BOUND": bounds.DEALS,
-        "limit": _limit(bounds.DEALS),
-        "offset": _offset(),
-        "state": _any_of(_state(), "states"),
-        "city": _city(),
-        "category": _any_of(_choice(DEAL_CATEGORIES), "categories"),
+        "limit": param.limit(bounds.DEALS),
+        "offset": param.offset(),
+        "state": param.any_of(param.state(), "states"),
+        "city": param.city(),
+        "category": param.any_of(param.choice(DEAL_CATEGORIES), "categories"),
         **_place_fields(boxes=False),
-        "open_now": _boolean(
+        "open_now": param.boolean(
             "true: only deals whose dispensary is open now in its own time zone. The answer "
             "describes the current minute."
         ),
-        "open_at": _open_at(),
-        "sort": _sort(DEAL_SORTS, "expires", "expiry date"),
+        "open_at": param.open_at(),
+        "sort": param.sort(DEAL_SORTS, "expires", "expiry date"),
     },
 )
 
@@ -397,13 +162,13 @@ DoctorArgs = type(
     (_DoctorArgs,),
     {
         "BOUND": bounds.DOCTORS,
-        "limit": _limit(bounds.DOCTORS),
-        "offset": _offset(),
-        "state": _any_of(_state(), "states"),
-        "city": _city(),
+        "limit": param.limit(bounds.DOCTORS),
+        "offset": param.offset(),
+        "state": param.any_of(param.state(), "states"),
+        "city": param.city(),
         **_place_fields(),
-        "telehealth": _boolean("true: only doctors offering telehealth."),
-        "sort": _sort(PLACE_SORTS, "name", "name"),
+        "telehealth": param.boolean("true: only doctors offering telehealth."),
+        "sort": param.sort(PLACE_SORTS, "name", "name"),
     },
 )
 
@@ -414,8 +179,10 @@ class LawArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    recreational = _boolean("true: only where adult use is legal; false: only where it is not.")
-    medical = _boolean("true: only where medical use is legal; false: only where it is not.")
+    recreational = param.boolean(
+        "true: only where adult use is legal; false: only where it is not."
+    )
+    medical = param.boolean("true: only where medical use is legal; false: only where it is not.")
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> LawFilters:
@@ -424,8 +191,8 @@ class LawArgs(Schema):
 
 class SearchArgs(_ListArgs):
     BOUND = bounds.SEARCH
-    limit = _limit(BOUND)
-    offset = _offset()
+    limit = param.limit(BOUND)
+    offset = param.offset()
     q = fields.String(
         required=True,
         error_messages={"required": "q is required: the text to search for"},
@@ -435,8 +202,8 @@ class SearchArgs(_ListArgs):
             "pattern": text_pattern(SEARCH_MIN_LENGTH, SEARCH_MAX_LENGTH),
         },
     )
-    type = _choice(SEARCH_TYPES, "One of: ")
-    state = _state()
+    type = param.choice(SEARCH_TYPES, "One of: ")
+    state = param.state()
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[SearchQuery, PageRequest]:

@@ -64,7 +64,7 @@ class StrictBoolean(_Described, fields.Boolean):
 
 # Regexes of exactly the strings these fields take, bounds checked by the service folded in. The
 # document publishes typed values (number, integer, boolean) with their bounds; these patterns
-# stay beside the fields (rest.args.ACCEPTS) for the tests that hold the server to the grammar
+# stay beside the fields (rest.parameters.ACCEPTS) for the tests that hold the server to the grammar
 # the descriptions state.
 DECIMAL_DIGITS = 12  # digits allowed before the point, and after it, by _DECIMAL
 INTEGER_DIGITS = 18  # digits StrictInteger reads

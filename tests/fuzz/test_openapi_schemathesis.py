@@ -14,7 +14,7 @@ what OpenAPI alone implies, and the case must then get the answer the document s
   express (PROSE_RULES; each is written in its operation's or parameter's description): the
   answer must be the 400 naming the rule's parameter;
 - negative_data_rejection, for a schema-invalid case that the descriptions say the server reads
-  all the same (any case, 1 and 0, a limit over its maximum reduced: rest.args.ACCEPTS): the
+  all the same (any case, 1 and 0, a limit over its maximum reduced: rest.parameters.ACCEPTS): the
   answer must be a 200.
 
 Numbers are written the way the descriptions ask clients to (plain decimals, at most 12 digits
@@ -43,7 +43,6 @@ from schemathesis.checks import (
 
 from app import LIMITER_EXTENSION, create_app
 from rest.args import (
-    ACCEPTS,
     DealArgs,
     DispensaryArgs,
     DoctorArgs,
@@ -55,6 +54,7 @@ from rest.args import (
 from rest.blueprint import ALWAYS_ALLOWED
 from rest.fields import DECIMAL_DIGITS
 from rest.openapi import OPENAPI_PATH
+from rest.parameters import ACCEPTS
 from service import keys
 from service.errors import InvalidParameter
 from service.geo import zip_point
@@ -250,7 +250,7 @@ def broken_rules(operation_id: str, query: dict[str, str]) -> set[str]:
 
 def read_by_the_server(operation_id: str, pairs: list[tuple[str, str]]) -> bool:
     """True when the descriptions say the server answers 200 to these query pairs: each name
-    known and given once, each value in the grammar its field reads (rest.args.ACCEPTS, else
+    known and given once, each value in the grammar its field reads (rest.parameters.ACCEPTS, else
     the published pattern), the required ones present and no prose rule broken."""
     arguments = ARGUMENTS.get(operation_id)
     fields = {f.data_key or n: f for n, f in arguments().fields.items()} if arguments else {}

@@ -21,8 +21,9 @@ from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rest.args import ACCEPTS, DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
+from rest.args import DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
 from rest.openapi import OPENAPI_PATH, SPACE
+from rest.parameters import ACCEPTS
 from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.errors import InvalidParameter
 from service.geo import zip_point
@@ -221,7 +222,7 @@ def test_any_query_string_gets_a_200_page_within_its_limit_or_a_400_naming_a_par
 
 # --- each parameter's grammar matches exactly the values the server accepts -------------------
 # The grammar is the published pattern of a string parameter, or for a typed or closed one the
-# exact grammar its description states in prose (rest.args.ACCEPTS: any case, 1 and 0, leading
+# exact grammar its description states in prose (rest.parameters.ACCEPTS: any case, 1 and 0, leading
 # zeros, a limit over its maximum).
 
 

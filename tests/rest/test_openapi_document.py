@@ -11,9 +11,10 @@ from flask import Flask
 from sqlalchemy import exc as sa_exc
 from werkzeug.test import TestResponse
 
-from rest.args import ACCEPTS, DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
+from rest.args import DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
 from rest.fields import StrictBoolean, StrictInteger, StrictNumber
 from rest.openapi import OPENAPI_PATH
+from rest.parameters import ACCEPTS
 from service import keys
 from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.geo import JURISDICTIONS
