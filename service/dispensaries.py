@@ -13,7 +13,7 @@ from models import Dispensary, MenuItem, Review, Strain
 from models.db import AnySelect, Reader
 
 from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
-from .dispensary_rows import LISTED, DispensaryRow, dispensary_rows_by_public_ids
+from .dispensary_rows import LISTED, DispensaryRow, dispensary_rows_by_public_ids, listed_row
 from .errors import NotFound
 from .hours import OpenState, open_state
 from .paging import rows, top_per_parent
@@ -204,5 +204,5 @@ def dispensaries_by_strain(
         params["state"] = state
     listing: Sequence[tuple[Any, ...]] = rows(db, _by_strain_statement(bool(state)), params)
     for row in listing:
-        found[row[0]].append(DispensaryRow(*row[1:]))  # the strain's id, then the listed columns
+        found[row[0]].append(listed_row(row[1:], None))  # the strain's id, then the listed columns
     return found
