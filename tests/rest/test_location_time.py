@@ -384,7 +384,8 @@ def test_an_answer_about_a_fixed_instant_keeps_its_tag(
 def test_a_stored_answer_about_now_is_not_replayed_after_its_minute(
     make_app, api_keys: dict, monkeypatch: pytest.MonkeyPatch, count_statements: Callable
 ) -> None:
-    app: Flask = make_app()
+    # STATE_TTL_MS: a slow first request must not make the repeat read the key and version.
+    app: Flask = make_app(STATE_TTL_MS=60_000)
     client = app.test_client()
     headers = {"X-API-Key": api_keys["pro"]}
     path = "/api/v1/dispensaries?open_now=true&limit=3"

@@ -65,7 +65,8 @@ def test_replayed_requests_are_logged_and_counted_like_any_other(
     make_app, api_keys: dict, count_statements
 ) -> None:
     stream = io.BytesIO()
-    app = make_app(ACCESS_LOG_STREAM=stream, METRICS_TOKEN=METRICS_TOKEN)
+    # STATE_TTL_MS: a slow first request must not make the repeats read the key and version.
+    app = make_app(ACCESS_LOG_STREAM=stream, METRICS_TOKEN=METRICS_TOKEN, STATE_TTL_MS=60_000)
     client = app.test_client()
     headers = {"X-API-Key": api_keys["pro"]}
     ids = [f"replay-{n}" for n in range(3)]
