@@ -1,8 +1,5 @@
 """The Query root and the schema with its abuse limits."""
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
 import strawberry
 from graphql import GraphQLError
 from strawberry import Info
@@ -11,11 +8,9 @@ from strawberry.types import ExecutionContext
 
 from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
 from service.dispensary_rows import dispensary_rows_by_public_ids
-from service.doctors import doctor_rows_by_public_ids
 from service.errors import NotFound
 from service.filters import SearchQuery, StrainFilters
 from service.paging import PageRequest
-from service.search import SearchHit
 from web.settings import WebSettings
 
 from .accel.budgets import DeadlineExecution, core_schema
@@ -65,11 +60,15 @@ from .arguments import (
 )
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
+from .deal_type import Deal
+from .dispensary_type import Dispensary
 from .enums import SearchType
 from .errors import RejectEmptySelectionSets
 from .places import deal_filters, dispensary_filters, doctor_filters
 from .plurals import AnyOf, enum_values
-from .types import Deal, Dispensary, Doctor, Law, Page, SearchResult, Strain
+from .search_results import SearchResult, search_items
+from .strain_type import Strain
+from .types import Doctor, Law, Page
 
 __all__ = ["MAX_ALIASES", "MAX_DEPTH", "MAX_TOKENS", "Query", "make_schema"]
 
@@ -78,29 +77,6 @@ MAX_TOKENS = 2_000
 
 def _value(enum_member: SearchType | None) -> str | None:
     return enum_member.value if enum_member is not None else None
-
-
-def _search_items(info: Info[Context, None], hits: Sequence[SearchHit]) -> list[SearchResult]:
-    ctx = info.context
-    by_kind: dict[str, list[str]] = {}
-    for hit in hits:
-        by_kind.setdefault(hit.type, []).append(hit.key)
-    # Only the kinds on the page are fetched, each in one statement of its listed columns (the
-    # rows the list queries give; no ORM objects, no session).
-    fetch: dict[str, Callable[[list[str]], Mapping[str, Any]]] = {
-        "strain": lambda keys: strains.strains_by_slugs(ctx.db, keys),
-        "dispensary": lambda keys: dispensary_rows_by_public_ids(ctx.db, keys),
-        "doctor": lambda keys: doctor_rows_by_public_ids(ctx.db, keys),
-        "deal": lambda keys: deals.deal_rows_by_public_ids(ctx.db, keys),
-    }
-    found = {kind: fetch[kind](keys) for kind, keys in by_kind.items()}
-    build: dict[str, Callable[[Any, Info[Context, None]], SearchResult]] = {
-        "strain": Strain.from_model,
-        "dispensary": Dispensary.from_model,
-        "doctor": Doctor.from_model,
-        "deal": Deal.from_model,
-    }
-    return [build[hit.type](found[hit.type][hit.key], info) for hit in hits]
 
 
 @strawberry.type
@@ -341,7 +317,7 @@ class Query:
             PageRequest.within(bounds.SEARCH, limit, offset),
             today=info.context.today,
         )
-        return Page.of(page, _search_items(info, page.items))
+        return Page.of(page, search_items(info, page.items))
 
 
 class ApiSchema(strawberry.Schema):

@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 from sqlalchemy.orm import Session
 
-import graphql_schema.types
+import graphql_schema.menu_item
 from graphql_schema import make_schema
 from graphql_schema.context import Context
 
@@ -27,9 +27,9 @@ ONE_MENU = "query Q($limit: Int!) { dispensaries(limit: $limit) { items { menu {
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """One entry each time a menu field's selection is read."""
     read: list[int] = []
-    real = graphql_schema.types._selects_strain
+    real = graphql_schema.menu_item._selects_strain
     monkeypatch.setattr(
-        graphql_schema.types, "_selects_strain", lambda fields: read.append(1) or real(fields)
+        graphql_schema.menu_item, "_selects_strain", lambda fields: read.append(1) or real(fields)
     )
     return read
 

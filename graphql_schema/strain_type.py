@@ -1,0 +1,140 @@
+"""The GraphQL strain, its terpenes and where to buy it."""
+
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from strawberry import Info
+
+from service import bounds, dispensaries, dispensary_lists, strains
+from service.dispensary_rows import DispensaryRow
+from service.paging import PageRequest
+from service.strains import StrainDetail, StrainRow
+
+from . import dispensary_type
+from .arguments import (
+    MapBox,
+    NearPoint,
+    NestedOffset,
+    OpenAt,
+    OpenNow,
+    PlaceOrder,
+    Radius,
+    States,
+    StrainDispensariesLimit,
+    StrainDispensariesState,
+    Zip,
+)
+from .context import Context
+from .enums import StrainType
+from .places import dispensary_filters
+from .stockists import by_name_suffices
+from .types import nested_window
+
+if TYPE_CHECKING:
+    from .dispensary_type import Dispensary
+
+# Dispensaries refer back to strains (through their menus): each module names the other's
+# type lazily, so neither needs the other loaded first.
+LazyDispensary = Annotated["Dispensary", strawberry.lazy("graphql_schema.dispensary_type")]
+
+
+@strawberry.type(description="A cannabis strain.")
+class Strain:
+    slug: str
+    name: str
+    type: StrainType
+    thc: float
+    cbd: float
+    effects: list[str]
+    flavors: list[str]
+    description: str
+    rating: float
+    review_count: int
+    _pk: strawberry.Private[int] = 0
+
+    @classmethod
+    def from_model(cls, s: StrainRow | StrainDetail, info: Info[Context, None]) -> "Strain":
+        info.context.batch.register_one("strain", s.id)
+        return cls(
+            slug=s.slug,
+            name=s.name,
+            type=StrainType(s.type),
+            thc=s.thc,
+            cbd=s.cbd,
+            effects=list(s.effects),
+            flavors=list(s.flavors),
+            description=s.description,
+            rating=s.rating,
+            review_count=s.review_count,
+            _pk=s.id,
+        )
+
+    @strawberry.field
+    def terpenes(self, info: Info[Context, None]) -> list[str]:
+        ctx = info.context
+        return ctx.batch.load(
+            "terpenes",
+            "strain",
+            self._pk,
+            lambda ids: strains.terpenes_by_strain(ctx.db, ids),
+        )
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Dispensaries whose menu lists the strain, each with the item's price and "
+        "unit; by name unless sort says otherwise (nearest first around a point). Every filter "
+        "of Query.dispensaries that fits one strain."
+    )
+    def dispensaries(
+        self,
+        info: Info[Context, None],
+        state: StrainDispensariesState = None,
+        states: States = None,
+        zip: Zip = None,
+        radius: Radius = None,
+        near: NearPoint = None,
+        bbox: MapBox = None,
+        open_now: OpenNow = None,
+        open_at: OpenAt = None,
+        sort: PlaceOrder = None,
+        limit: StrainDispensariesLimit = bounds.STRAIN_DISPENSARIES.default,
+        offset: NestedOffset = 0,
+    ) -> list[LazyDispensary]:
+        window = nested_window(limit, offset, bounds.STRAIN_DISPENSARIES)
+        filters = dispensary_filters(
+            state=state,
+            states=states,
+            zip=zip,
+            radius=radius,
+            near=near,
+            bbox=bbox,
+            open_now=open_now,
+            open_at=open_at,
+            sort=sort,
+        )
+        if by_name_suffices(filters):
+            return self._by_name(info, filters.state[0] if filters.state else None, window)
+        ctx = info.context
+        page = dispensary_lists.list_dispensaries(
+            ctx.db, filters, window, now=ctx.now, strain_id=self._pk
+        )
+        return [
+            dispensary_type.Dispensary.from_model(row, info, row.distance) for row in page.items
+        ]
+
+    def _by_name(
+        self, info: Info[Context, None], state: str | None, window: PageRequest
+    ) -> list[LazyDispensary]:
+        """The old field's arguments: the page of every strain of the request in one
+        statement, and each item's price and unit in one more when the query reads them."""
+        ctx = info.context
+
+        def fetch(ids: list[int]) -> dict[int, list[DispensaryRow]]:
+            found = dispensaries.dispensaries_by_strain(
+                ctx.db, ids, state=state, limit=window.limit, offset=window.offset
+            )
+            dispensary_type.seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
+            ctx.batch.register("stocking", ((pk, d.id) for pk, rows in found.items() for d in rows))
+            return found
+
+        rows = ctx.batch.load(("dispensaries", state, window), "strain", self._pk, fetch)
+        return [dispensary_type.Dispensary.from_model(d, info, stocking=self._pk) for d in rows]
