@@ -1,7 +1,5 @@
 """The GraphQL deal, and the dispensary offering it."""
 
-from typing import TYPE_CHECKING, Annotated
-
 import strawberry
 from strawberry import Info
 
@@ -12,14 +10,8 @@ from service.dispensary_rows import DispensaryRow
 
 from . import dispensary_type
 from .context import Context
+from .lazy import LazyDispensary
 from .types import iso_day
-
-if TYPE_CHECKING:
-    from .dispensary_type import Dispensary
-
-# A dispensary lists its deals: each module names the other's type lazily, so neither needs the
-# other loaded first.
-LazyDispensary = Annotated["Dispensary", strawberry.lazy("graphql_schema.dispensary_type")]
 
 
 @strawberry.type(description="An active promotion at one dispensary.")

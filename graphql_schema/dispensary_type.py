@@ -1,12 +1,12 @@
 """The GraphQL dispensary: its fields, open state, deals, menu, reviews and law.
 
-Its deals and its menu's strains are types of modules that refer back to it, so they are named
-lazily here and reached through their modules when built.
+Its deals and its menu's strains are types of modules that refer back to it: they are named
+through graphql_schema.lazy and reached through their modules when built.
 """
 
 from collections.abc import Iterable, Mapping
 from dataclasses import field
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import strawberry
 from strawberry import Info
@@ -25,15 +25,13 @@ from .arguments import (
 )
 from .context import Context
 from .enums import DispensaryType
+from .lazy import LazyDeal
 from .menu_item import MenuItem, menu_selects_strain
 from .stockists import Offer, offers_by_pair
 from .types import Hours, Law, Location, Review, law_for, nested_window
 
 if TYPE_CHECKING:
-    from .deal_type import Deal
     from .strain_type import Strain
-
-LazyDeal = Annotated["Deal", strawberry.lazy("graphql_schema.deal_type")]
 
 
 def seen_dispensaries(ctx: Context, rows: Iterable[DispensaryRow]) -> None:

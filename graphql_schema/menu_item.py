@@ -1,7 +1,7 @@
 """A menu item, and whether a query reads its strain (then the menu fetches the strains with it)."""
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import strawberry
 from strawberry import Info
@@ -11,12 +11,10 @@ from service.dispensaries import MenuEntry
 
 from .accel.nodes import per_field_nodes
 from .context import Context
+from .lazy import LazyStrain
 
 if TYPE_CHECKING:
     from .strain_type import Strain
-
-# The strain refers back to dispensaries and their menus, so it is named lazily.
-LazyStrain = Annotated["Strain", strawberry.lazy("graphql_schema.strain_type")]
 
 
 @strawberry.type(description="One item of a dispensary's menu; price in US dollars.")

@@ -1,7 +1,5 @@
 """The GraphQL strain, its terpenes and where to buy it."""
 
-from typing import TYPE_CHECKING, Annotated
-
 import strawberry
 from strawberry import Info
 
@@ -26,16 +24,10 @@ from .arguments import (
 )
 from .context import Context
 from .enums import StrainType
+from .lazy import LazyDispensary
 from .places import dispensary_filters
 from .stockists import by_name_suffices
 from .types import nested_window
-
-if TYPE_CHECKING:
-    from .dispensary_type import Dispensary
-
-# Dispensaries refer back to strains (through their menus): each module names the other's
-# type lazily, so neither needs the other loaded first.
-LazyDispensary = Annotated["Dispensary", strawberry.lazy("graphql_schema.dispensary_type")]
 
 
 @strawberry.type(description="A cannabis strain.")
