@@ -3,8 +3,9 @@
 Depth, aliases, fragment spreads and the worst-case cost (the number of values the answer can
 hold) come from one walk over the document (``cost_walk``) in which each fragment definition is
 summarised once, however often it is spread: Strawberry's depth and alias limiters walk a
-fragment again at every spread, exponential in nested fragments. Verdicts are remembered per
-document, so a repeated document costs a dictionary lookup.
+fragment again at every spread, exponential in nested fragments. Variables are coerced as
+execution coerces them before the walk. Verdicts are remembered per document and per value of
+every variable the walk read, so a repeated document costs a dictionary lookup.
 """
 
 from collections import OrderedDict
@@ -15,6 +16,7 @@ from hashlib import blake2b
 from threading import Lock
 from typing import Any
 
+import orjson
 from graphql import (
     DocumentNode,
     FieldNode,
@@ -23,10 +25,10 @@ from graphql import (
     GraphQLError,
     GraphQLSchema,
     InlineFragmentNode,
-    IntValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
 )
+from graphql.execution.values import VariableValues, get_variable_values
 from strawberry.extensions import SchemaExtension
 
 from .context import Context
@@ -53,11 +55,14 @@ COST_ERROR = (
 
 @dataclass(frozen=True)
 class Analysis:
-    """A document's verdict on the fixed limits (``error``) and its cost for the values seen."""
+    """A document's verdict on the fixed limits (``error``), its cost for the variables given,
+    and the variables the cost depends on (those the walk read)."""
 
     error: str | None
     cost: int
-    limit_variables: tuple[str, ...] = ()
+    variables: tuple[str, ...] = ()
+    # False when some variables or arguments did not coerce: the cost is not remembered.
+    exact: bool = True
 
 
 def count_spreads(document: DocumentNode) -> int:
@@ -96,7 +101,7 @@ def analyse(
         if isinstance(definition, FragmentDefinitionNode):
             fragments.setdefault(definition.name.value, definition)
     chosen = _chosen(operations, operation_name)
-    walk = Walk(facts, fragments, _values(chosen, variables))
+    walk = Walk(facts, fragments, _coerced(facts.schema, chosen, variables))
     error = None
     aliases = 0
     costs = []
@@ -112,7 +117,7 @@ def analyse(
             costs.append(saturate(totals.cost + totals.per_item))
     if error is None and aliases > MAX_ALIASES:
         error = ALIASES_ERROR.format(count=aliases, limit=MAX_ALIASES)
-    return Analysis(error, max(costs, default=0), tuple(sorted(walk.limit_variables)))
+    return Analysis(error, max(costs, default=0), tuple(sorted(walk.read)), not walk.unsure)
 
 
 def _chosen(
@@ -124,16 +129,18 @@ def _chosen(
     return next((o for o in operations if o.name and o.name.value == name), None)
 
 
-def _values(
-    operation: OperationDefinitionNode | None, variables: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """Variable values as execution sees them: given ones, else literal defaults."""
-    values: dict[str, Any] = {}
-    for definition in (operation.variable_definitions or ()) if operation else ():
-        if isinstance(definition.default_value, IntValueNode):
-            values[definition.variable.name.value] = int(definition.default_value.value)
-    values.update(variables or {})
-    return values
+def _coerced(
+    schema: GraphQLSchema,
+    operation: OperationDefinitionNode | None,
+    variables: Mapping[str, Any] | None,
+) -> VariableValues | None:
+    """The operation's variables exactly as execution coerces them (a JSON 100.0 becomes the
+    Int 100; defaults apply), or None when they do not coerce or the operation is unknown."""
+    if operation is None:
+        return None
+    given = dict(variables) if isinstance(variables, Mapping) else {}
+    found = get_variable_values(schema, operation.variable_definitions or (), given)
+    return None if isinstance(found, list) else found
 
 
 class Recent:
@@ -159,25 +166,24 @@ class Recent:
                 self._items.popitem(last=False)
 
 
-def _limit_values(
-    names: tuple[str, ...], given: Mapping[str, Any] | None
-) -> tuple[int | str | None, ...]:
-    """The given values of ``names`` as far as a list size cares: an int, None for any other
-    value (the field's default) or "absent" (the operation's default, if it has one)."""
-    given = given or {}
-    return tuple(
-        "absent"
-        if name not in given
-        else given[name]
-        if isinstance(given[name], int) and not isinstance(given[name], bool)
-        else None
-        for name in names
-    )
+def _given(names: tuple[str, ...], variables: Mapping[str, Any] | None) -> Hashable:
+    """The values given for ``names`` (JSON, keys sorted; absent ones marked), which decide
+    everything the walk read from them; None when they are not plain JSON."""
+    given = variables if isinstance(variables, Mapping) else {}
+    try:
+        return tuple(
+            (name, orjson.dumps(given[name], option=orjson.OPT_SORT_KEYS))
+            if name in given
+            else (name,)
+            for name in names
+        )
+    except TypeError:
+        return None
 
 
 class DocumentLimits:
     """The limits of one schema's documents with a cost ``budget``; verdicts are remembered per
-    document text and operation, costs also per value of the variables that set a limit."""
+    document text and operation, costs also per value of the variables the walk read."""
 
     def __init__(self, budget: int, *, remembered: int = 512) -> None:
         self.budget = budget
@@ -233,18 +239,21 @@ class DocumentLimits:
             operation_name,
         )
         shape: Analysis | None = self._shapes.get(key)
-        if shape is not None and (shape.error is not None or not shape.limit_variables):
+        if shape is not None and (shape.error is not None or not shape.variables):
             return shape
         if shape is not None:
-            sizes = _limit_values(shape.limit_variables, variables)
-            cost = self._costs.get((key, sizes))
+            given = _given(shape.variables, variables)
+            cost = self._costs.get((key, given)) if given is not None else None
             if cost is not None:
-                return Analysis(None, cost, shape.limit_variables)
+                return Analysis(None, cost, shape.variables)
         analysis = self._analyse(document, operation_name, variables)
+        if not analysis.exact:
+            return analysis
         self._shapes.put(key, analysis)
-        if analysis.error is None and analysis.limit_variables:
-            sizes = _limit_values(analysis.limit_variables, variables)
-            self._costs.put((key, sizes), analysis.cost)
+        if analysis.error is None and analysis.variables:
+            given = _given(analysis.variables, variables)
+            if given is not None:
+                self._costs.put((key, given), analysis.cost)
         return analysis
 
     def _analyse(

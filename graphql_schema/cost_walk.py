@@ -2,22 +2,22 @@
 and values, with each fragment definition summarised once however often it is spread.
 
 Values: each field counts once for every item of every list around it and, if it is a list,
-once per item it can return. A list's size is its ``limit`` (a literal, or the variable's value)
-or else the argument's default, clamped as the resolvers clamp it; a page's ``items`` take the
-size of the page's ``limit``; introspection is counted exactly (``introspection_cost``). Fields
-repeated under one response name in one selection set count once, as graphql-core merges them;
-anything else is summed (aliases, fragments and inline fragments in full), so the estimate never
-falls short of what execution can do.
+once per item it can return. A list's size is its ``limit`` as execution coerces it (literal,
+variable or default; graphql-core's own argument coercion), clamped as the resolvers clamp it; a
+page's ``items`` take the size of the page's ``limit``; introspection is counted exactly
+(``introspection_cost``). Fields repeated under one response name count once, as graphql-core
+merges them; anything else is summed (aliases and fragments in full).
 """
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from graphql import (
     FieldNode,
     FragmentDefinitionNode,
     FragmentSpreadNode,
+    GraphQLError,
     GraphQLField,
     GraphQLInterfaceType,
     GraphQLList,
@@ -26,13 +26,16 @@ from graphql import (
     GraphQLObjectType,
     GraphQLSchema,
     InlineFragmentNode,
-    IntValueNode,
+    ListValueNode,
+    ObjectValueNode,
     OperationType,
     SelectionNode,
+    ValueNode,
     VariableNode,
     get_named_type,
     is_leaf_type,
 )
+from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from service.bounds import LISTS
@@ -77,11 +80,13 @@ def _is_list(field_type: Any) -> bool:
 
 @dataclass(frozen=True)
 class Sized:
-    """A sized field of the schema: its bounds, its argument's default, whether it is a page."""
+    """A sized field of the schema: its bounds, its argument's default, whether it is a page,
+    and the name its size argument has among the coerced arguments."""
 
     size: ListSize
     default: int
     page: bool
+    out_name: str | None = None
 
 
 class SchemaFacts:
@@ -101,7 +106,10 @@ class SchemaFacts:
             if not isinstance(default, int):
                 default = size.maximum
             page = not _is_list(field.type)
-            self.sized[(type_name, field_name)] = Sized(size, min(default, size.maximum), page)
+            out_name = (argument.out_name or size.argument) if argument is not None else None
+            self.sized[(type_name, field_name)] = Sized(
+                size, min(default, size.maximum), page, out_name
+            )
             if page:
                 self.page_types.add(get_named_type(field.type).name)
         missing = self._unsized_lists()
@@ -169,15 +177,19 @@ class Walk:
         self,
         facts: SchemaFacts,
         fragments: Mapping[str, FragmentDefinitionNode],
-        values: Mapping[str, Any],
+        variables: VariableValues | None,
     ) -> None:
         self.facts = facts
         self.fragments = fragments
-        self.values = values  # variable values (given, else the operation's defaults)
+        # The operation's variables as execution coerces them; None when they do not coerce
+        # (execution then runs nothing, and defaults are priced).
+        self.variables = variables
         self.memo: dict[str, Totals] = {}
         self.open: set[str] = set()
-        self.limit_variables: set[str] = set()
-        self.introspection = IntrospectionCount(facts.schema, fragments, values, saturate)
+        self.read: set[str] = set()  # the variables the cost depends on
+        # Whether some arguments did not coerce: the cost then holds for these variables only.
+        self.unsure = False
+        self.introspection = IntrospectionCount(facts.schema, fragments, self.type_name, saturate)
 
     def selections(self, nodes: Iterable[SelectionNode], parent: GraphQLNamedType | None) -> Totals:
         depth = aliases = cost = per_item = 0
@@ -228,7 +240,11 @@ class Walk:
         if definition in (SchemaMetaFieldDef, TypeMetaFieldDef):
             return Totals(depth, aliases), self.introspection.root(group), False
         sized = self.facts.sized.get((parent.name, name)) if parent is not None else None
-        size = max(self.size(node, sized) for node in group) if sized is not None else 1
+        size = (
+            max(self.size(node, sized, definition) for node in group)
+            if sized is not None and definition is not None
+            else 1
+        )
         page = size if sized is not None and sized.page else 1
         below = saturate(inner.cost + saturate(inner.per_item * page))
         each = saturate(1 + below)
@@ -238,24 +254,38 @@ class Walk:
         count = size if sized is not None and not sized.page else 1
         return Totals(depth, aliases), saturate(count * each), is_items
 
-    def size(self, node: FieldNode, sized: Sized) -> int:
+    def arguments(
+        self, definition: GraphQLField, node: FieldNode, *used: str
+    ) -> dict[str, Any] | None:
+        """The field's arguments exactly as execution coerces them (defaults applied), by their
+        Python names, noting the variables of the ``used`` ones as read; None when they do not
+        coerce (graphql-core refuses the field then, and the walk's cost is not remembered)."""
+        for argument in node.arguments or ():
+            if argument.name.value in used:
+                _note_variables(argument.value, self.read)
+        if self.variables is None:
+            self.unsure = True  # literals still count; variables take their defaults
+        try:
+            return get_argument_values(definition, node, self.variables)
+        except GraphQLError:
+            self.unsure = True
+            return None
+
+    def size(self, node: FieldNode, sized: Sized, definition: GraphQLField) -> int:
         """How many items ``node`` asks for, clamped to 1 .. the maximum as the resolvers do."""
-        argument = sized.size.argument
-        if argument is None:
+        if sized.out_name is None:
             return sized.size.maximum
-        requested: object = sized.default
-        for given in node.arguments or ():
-            if given.name.value != argument:
-                continue
-            if isinstance(given.value, IntValueNode):
-                requested = int(given.value.value)
-            elif isinstance(given.value, VariableNode):
-                variable = given.value.name.value
-                self.limit_variables.add(variable)
-                requested = self.values.get(variable, sized.default)
+        arguments = self.arguments(definition, node, cast(str, sized.size.argument))
+        requested = arguments.get(sized.out_name) if arguments is not None else None
         if not isinstance(requested, int) or isinstance(requested, bool):
-            requested = sized.default  # graphql-core refuses the value itself
+            requested = sized.default  # null, or refused by graphql-core itself
         return min(max(requested, 1), sized.size.maximum)
+
+    def type_name(self, node: FieldNode) -> str | None:
+        """The ``name`` a ``__type`` field asks for, or None when it cannot be known."""
+        arguments = self.arguments(TypeMetaFieldDef, node, "name")
+        name = arguments.get("name") if arguments is not None else None
+        return name if isinstance(name, str) else None
 
     def fragment(self, name: str) -> Totals:
         known = self.memo.get(name)
@@ -272,3 +302,15 @@ class Walk:
         self.open.discard(name)
         self.memo[name] = totals
         return totals
+
+
+def _note_variables(value: ValueNode, found: set[str]) -> None:
+    """Add the names of the variables ``value`` refers to (in lists and input objects too)."""
+    if isinstance(value, VariableNode):
+        found.add(value.name.value)
+    elif isinstance(value, ListValueNode):
+        for item in value.values:
+            _note_variables(item, found)
+    elif isinstance(value, ObjectValueNode):
+        for field in value.fields:
+            _note_variables(field.value, found)

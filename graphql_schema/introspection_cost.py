@@ -23,8 +23,6 @@ from graphql import (
     GraphQLSchema,
     InlineFragmentNode,
     SelectionNode,
-    StringValueNode,
-    VariableNode,
     get_named_type,
 )
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
@@ -51,13 +49,15 @@ class IntrospectionCount:
         self,
         schema: GraphQLSchema,
         fragments: Mapping[str, FragmentDefinitionNode],
-        values: Mapping[str, Any],
+        type_name: Callable[[FieldNode], str | None],
         saturate: Callable[[int], int],
     ) -> None:
+        """``type_name``: the name a ``__type`` field asks for as execution coerces it, or
+        None when it cannot be known."""
         self.schema = schema
         self.info = SimpleNamespace(schema=schema)  # all the introspection resolvers read
         self.fragments = fragments
-        self.values = values
+        self.type_name = type_name
         self.saturate = saturate
         self.memo: dict[tuple[Any, ...], int] = {}
         self.open: set[str] = set()
@@ -69,7 +69,7 @@ class IntrospectionCount:
         ]
         if group[0].name.value == "__schema":
             return self.field_value(SchemaMetaFieldDef.type, self.schema, children, group[0])
-        name = self._type_name(group[0])
+        name = self.type_name(group[0])
         if name is None:  # not known before execution: the largest type answer
             sources: list[GraphQLNamedType | None] = list(self.schema.type_map.values())
         else:
@@ -78,17 +78,6 @@ class IntrospectionCount:
             self.field_value(TypeMetaFieldDef.type, source, children, group[0])
             for source in sources
         )
-
-    def _type_name(self, node: FieldNode) -> str | None:
-        for argument in node.arguments or ():
-            if argument.name.value != "name":
-                continue
-            if isinstance(argument.value, StringValueNode):
-                return argument.value.value
-            if isinstance(argument.value, VariableNode):
-                given = self.values.get(argument.value.name.value)
-                return given if isinstance(given, str) else None
-        return None
 
     def field_value(
         self, field_type: Any, result: Any, children: Sequence[SelectionNode], node: FieldNode

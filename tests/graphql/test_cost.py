@@ -70,6 +70,15 @@ def _only_error(body: dict[str, Any]) -> dict[str, Any]:
     return body["errors"][0]
 
 
+def _values(value: Any) -> int:
+    """The values of an introspection answer's field: its own, its items', theirs."""
+    if isinstance(value, dict):
+        return 1 + sum(_values(v) for v in value.values())
+    if isinstance(value, list) and (not value or isinstance(value[0], dict)):
+        return sum(_values(item) for item in value)  # no list of scalars here is empty
+    return 1
+
+
 def _cost_error(estimate: int) -> str:
     return (
         f"Estimated query cost {estimate} exceeds the budget of {BUDGET}: every field counts once "
@@ -277,15 +286,7 @@ def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
 
     body = gql(get_introspection_query(descriptions=True))
     assert "errors" not in body
-
-    def values(value: Any) -> int:  # a field's values: its own, its items', theirs
-        if isinstance(value, dict):
-            return 1 + sum(values(v) for v in value.values())
-        if isinstance(value, list) and (not value or isinstance(value[0], dict)):
-            return sum(values(item) for item in value)  # no list of scalars here is empty
-        return 1
-
-    expected = sum(values(v) for v in body["data"].values())
+    expected = sum(_values(v) for v in body["data"].values())
     assert expected > 2_000
     assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}
 
@@ -407,3 +408,61 @@ def test_the_worker_is_free_after_a_stopped_operation(
     answered = client.post("/graphql", json={"query": WORK}, headers=headers)
     assert answered.status_code == 200
     assert len(answered.get_json()["data"]["strains"]["items"]) == 100
+
+
+# --- variables are priced as execution coerces them -------------------------------------------
+
+# Three levels of 100 dispensaries, each level reached through one menu item and its strain.
+FLOAT_LIMITS = (
+    "query($n: Int) { dispensaries(limit: $n) { items { menu(limit: 1) { strain { "
+    "dispensaries(limit: $n) { menu(limit: 1) { strain { dispensaries(limit: $n) { name } } } } "
+    "} } } } }"
+)
+
+
+@pytest.mark.parametrize("written", ["100", "100.0", "1e2", "1.0e+2"])
+def test_a_limit_variable_is_priced_at_the_value_execution_uses_however_it_is_written(
+    client, api_keys: dict, written: str
+) -> None:
+    # JSON numbers written as floats coerce to the Int 100, which execution then uses.
+    body = (
+        '{"query": ' + json.dumps(FLOAT_LIMITS) + ', "variables": {"n": ' + written + "}}"
+    ).encode()
+    response = client.post(
+        "/graphql",
+        data=body,
+        content_type="application/json",
+        headers={"X-API-Key": api_keys["pro"]},
+    )
+    error = _only_error(response.get_json())
+    # The page: 1 + 100 items x (items 1, menu 1, strain 1 + the next level's 100 x (menu 1,
+    # strain 1, its dispensaries 1 + the last level's 100 x (1 + name))).
+    estimate = 1 + 100 * (1 + 1 + 1 + 100 * (1 + 1 + 1 + 100 * 2))
+    assert estimate == 2_030_301
+    assert error["message"] == _cost_error(estimate)
+
+
+def test_a_limit_variable_that_does_not_coerce_is_refused_by_graphql_core(gql) -> None:
+    error = _only_error(gql(FLOAT_LIMITS, {"n": 100.5}))
+    assert error["message"] == (
+        "Variable '$n' has invalid value: Int cannot represent non-integer value: 100.5"
+    )
+
+
+def test_a_type_name_variable_is_priced_for_each_value_given(gql) -> None:
+    query = "query($t: String!) { __type(name: $t) { name fields { name args { name } } } }"
+    literal = {
+        name: gql(f'{{ __type(name: "{name}") {{ name fields {{ name args {{ name }} }} }} }}')
+        for name in ("Boolean", "Query")
+    }
+    for name in ("Boolean", "Query", "Boolean"):
+        body = gql(query, {"t": name})
+        assert "errors" not in body, body
+        assert (
+            body["extensions"]["cost"]["requested"]
+            == (literal[name]["extensions"]["cost"]["requested"])
+        )
+    for body in literal.values():  # introspection is priced exactly: one per value
+        assert body["extensions"]["cost"]["requested"] == _values(body["data"]["__type"])
+    assert literal["Boolean"]["data"]["__type"]["fields"] is None
+    assert len(literal["Query"]["data"]["__type"]["fields"]) == 11

@@ -164,3 +164,26 @@ def test_both_executions_stop_at_a_passed_deadline(session, stock: bool) -> None
     assert result.errors is None
     assert len(result.data["laws"]) == 56
     assert on_time.cost == {"requested": 56 * 2, "budget": 25_000}
+
+
+def test_variables_that_do_not_coerce_leave_nothing_remembered() -> None:
+    limits = DocumentLimits(25_000)
+    limits.attach(make_schema()._schema)
+    text = "query($n: Int, $q: String!) { search(q: $q, limit: $n) { items { __typename } } }"
+    document = parse(text)
+    # Not an Int: execution refuses the variables, so the default (20) is priced, not kept.
+    assert limits.check(document, text, None, {"n": "many", "q": "blue"}) == 1 + 20 * 2
+    assert limits.check(document, text, None, {"n": 100, "q": "blue"}) == 1 + 100 * 2
+    assert limits.check(document, text, None, {"n": 100.0, "q": "blue"}) == 1 + 100 * 2
+    assert limits.check(document, text, None, {"q": "blue"}) == 1 + 20 * 2
+
+
+def test_a_type_name_read_from_a_variable_is_part_of_what_is_remembered() -> None:
+    limits = DocumentLimits(25_000)
+    limits.attach(make_schema()._schema)
+    text = "query($t: String!) { __type(name: $t) { fields { name } } }"
+    document = parse(text)
+    boolean = limits.check(document, text, None, {"t": "Boolean"})
+    query = limits.check(document, text, None, {"t": "Query"})
+    assert (boolean, query) == (1 + 1, 1 + 11 * 2)  # Boolean has no fields: null counts 1
+    assert limits.estimate(document, text, None, {"t": "Query"}).variables == ("t",)
