@@ -3,7 +3,7 @@
 import strawberry
 from strawberry import Info
 
-from service import bounds, dispensaries, dispensary_lists, strains
+from service import bounds, dispensaries, stockist_lists, strains
 from service.dispensary_rows import DispensaryRow
 from service.paging import PageRequest
 from service.strains import StrainDetail, StrainRow
@@ -106,11 +106,17 @@ class Strain:
         if by_name_suffices(filters):
             return self._by_name(info, filters.state[0] if filters.state else None, window)
         ctx = info.context
-        page = dispensary_lists.list_dispensaries(
-            ctx.db, filters, window, now=ctx.now, strain_id=self._pk
-        )
+
+        def fetch(ids: list[int]) -> dict[int, list[DispensaryRow]]:
+            found = stockist_lists.stockists_by_strain(ctx.db, ids, filters, window, now=ctx.now)
+            dispensary_type.seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
+            ctx.batch.register("stocking", ((pk, d.id) for pk, rows in found.items() for d in rows))
+            return found
+
+        rows = ctx.batch.load(("stockists", filters, window), "strain", self._pk, fetch)
         return [
-            dispensary_type.Dispensary.from_model(row, info, row.distance) for row in page.items
+            dispensary_type.Dispensary.from_model(row, info, row.distance, stocking=self._pk)
+            for row in rows
         ]
 
     def _by_name(

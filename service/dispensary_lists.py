@@ -51,13 +51,19 @@ _COMPARED = {
 _MANY = ("state", "type")
 
 
-def _compared(filters: DispensaryFilters) -> dict[str, Any]:
+def compared_filters(filters: DispensaryFilters) -> dict[str, Any]:
     """The set filters among the comparisons, by name (their names are the parameters)."""
     return {name: value for name in _COMPARED if (value := getattr(filters, name)) is not None}
 
 
-def _compared_where(compared: tuple[str, ...]) -> list[Any]:
+def compared_conditions(compared: tuple[str, ...]) -> list[Any]:
+    """The conditions of the named comparison filters, over ``Dispensary``."""
     return compared_where(_COMPARED, compared, _MANY)
+
+
+def compared_bindings(compared: dict[str, Any]) -> dict[str, Any]:
+    """The bind parameters of :func:`compared_conditions` for the filters' values."""
+    return compared_params(compared, _MANY)
 
 
 def _stocking(*, near: bool = False) -> ColumnElement[bool]:
@@ -75,7 +81,7 @@ def _stocking(*, near: bool = False) -> ColumnElement[bool]:
 
 @lru_cache(maxsize=64)
 def _listing(compared: tuple[str, ...]) -> Listing:
-    return Listing.of(LISTED, _compared_where(compared), (Dispensary.sort_key, Dispensary.id))
+    return Listing.of(LISTED, compared_conditions(compared), (Dispensary.sort_key, Dispensary.id))
 
 
 @lru_cache(maxsize=64)
@@ -84,7 +90,7 @@ def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
     in a ``wide`` box (service.places.WIDE_BOX_SQUARE_DEGREES) the page walks the name index
     testing each row instead, and stops once full rather than sorting every row of the box.
     The count always finds the box through the (lat, lng) index."""
-    where = _compared_where(compared)
+    where = compared_conditions(compared)
     inside = box_where(Dispensary.lat, Dispensary.lng)
     count = select(func.count()).where(*where, inside)
     tested = inside_tested_per_row(Dispensary.lat, Dispensary.lng) if wide else inside
@@ -117,7 +123,7 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
     list's order. A point narrows the rows through the (lat, lng) index by its bounding box and
     the exact great-circle distance decides (service.geo.miles_sql), computed once per row."""
     columns: list[Any] = [Dispensary.id, Dispensary.sort_key, Dispensary.rating]
-    where: list[Any] = _compared_where(shape.compared)
+    where: list[Any] = compared_conditions(shape.compared)
     if shape.where == "near":
         columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
         where.append(near_where(Dispensary.lat, Dispensary.lng))
@@ -160,7 +166,7 @@ def _timed_nearby(shape: _Shape) -> AnySelect:
     """Around a point (a radius bounds the rows): every candidate in order with all its listed
     columns and its distance, so that the page needs no second statement."""
     columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
-    where = [*_compared_where(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
+    where = [*compared_conditions(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
     if shape.stocking:
         where.append(_stocking(near=True))
     found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
@@ -183,9 +189,9 @@ def list_dispensaries(
     around a point by default). ``now`` gives the request's instant; it is only called for
     ``open_now``. With ``strain_id``: only those whose menu has that strain, each with the
     menu item's price and unit (StockedRow)."""
-    compared = _compared(filters)
+    compared = compared_filters(filters)
     where = filters.where
-    params = compared_params(compared, _MANY)
+    params = compared_bindings(compared)
     if where is not None:
         params.update(where.params())
     if strain_id is not None:

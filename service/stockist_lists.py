@@ -1,0 +1,122 @@
+"""Where to buy several strains at once: each strain's page of stockists under any dispensary
+filter, for every strain of a request level in one statement (GraphQL's Strain.dispensaries).
+
+A row number partitioned by strain ranks each strain's stockists in the list's order, so the
+window of every strain comes back together; a point, a box, open at an instant and every
+comparison filter apply as in the dispensary list (service.dispensary_lists).
+"""
+
+from collections.abc import Iterable
+from functools import lru_cache
+from typing import Any, NamedTuple
+
+from sqlalchemy import Float, Integer, bindparam, func, select
+
+from models import Dispensary, MenuItem
+from models.db import AnySelect, Reader
+
+from . import open_sql
+from .dispensary_lists import compared_bindings, compared_conditions, compared_filters
+from .dispensary_rows import LISTED, DispensaryRow, listed_row
+from .filters import DispensaryFilters
+from .geo import miles_sql
+from .paging import Page, PageRequest, rows
+from .places import Box, Near, box_where, near_where, place_order
+from .when import Clock, current_minute
+
+
+class _Shape(NamedTuple):
+    """What the statement depends on besides its bind parameters."""
+
+    compared: tuple[str, ...]
+    where: str | None  # "near", "box" or None
+    sort: str
+    open_zones: tuple[str, ...] = ()  # open at an instant, tested in SQL (service.open_sql)
+
+
+@lru_cache(maxsize=128)
+def _select_stockists(shape: _Shape) -> AnySelect:
+    """The stockists of each strain in ``:strain_ids`` kept by the filters, ranked per strain
+    in the list's order, from rank ``:offset`` + 1 to ``:offset`` + ``:limit``: the strain's
+    id, the listed columns, and the distance around a point."""
+    stocked = (
+        select(MenuItem.strain_id, MenuItem.dispensary_id)
+        .where(MenuItem.strain_id.in_(bindparam("strain_ids", expanding=True)))
+        .distinct()
+        .subquery("stocked")
+    )
+    near = shape.where == "near"
+    columns: list[Any] = [stocked.c.strain_id, Dispensary.id, Dispensary.sort_key]
+    columns.append(Dispensary.rating)
+    where: list[Any] = [Dispensary.id == stocked.c.dispensary_id]
+    where += compared_conditions(shape.compared)
+    if near:
+        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
+        where.append(near_where(Dispensary.lat, Dispensary.lng))
+    elif shape.where == "box":
+        where.append(box_where(Dispensary.lat, Dispensary.lng))
+    if shape.open_zones:
+        where.append(open_sql.open_where(shape.open_zones))
+    candidates = select(*columns).where(*where).subquery("candidates")
+    rank = func.row_number().over(
+        partition_by=candidates.c.strain_id, order_by=place_order(candidates.c, shape.sort)
+    )
+    distance = [candidates.c.distance] if near else []
+    ranked = (
+        select(candidates.c.strain_id, candidates.c.id, *distance, rank.label("rank"))
+        .where(*([candidates.c.distance <= bindparam("radius", type_=Float)] if near else []))
+        .subquery("ranked")
+    )
+    offset = bindparam("offset", type_=Integer)
+    return (
+        select(ranked.c.strain_id, *LISTED, *([ranked.c.distance] if near else []))
+        .join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
+        .where(ranked.c.rank > offset, ranked.c.rank <= offset + bindparam("limit", type_=Integer))
+        .order_by(ranked.c.strain_id, ranked.c.rank)
+    )
+
+
+def stockists_by_strain(
+    db: Reader,
+    strain_ids: Iterable[int],
+    filters: DispensaryFilters,
+    window: PageRequest,
+    *,
+    now: Clock = current_minute,
+) -> dict[int, list[DispensaryRow]]:
+    """Return each strain's page of the dispensaries whose menu lists it and that ``filters``
+    keep, in their order, keyed by strain id: one statement for all of them (``now`` is called
+    only for ``open_now``)."""
+    found: dict[int, list[DispensaryRow]] = {id_: [] for id_ in strain_ids}
+    if not found:
+        return found
+    compared = compared_filters(filters)
+    params = compared_bindings(compared)
+    params.update(strain_ids=list(found), limit=window.limit, offset=window.offset)
+    location = filters.where
+    if location is not None:
+        params.update(location.params())
+    where = "near" if isinstance(location, Near) else "box" if isinstance(location, Box) else None
+    shape = _Shape(tuple(compared), where, filters.sort)
+    when = filters.when
+    at = when.instant(now) if when is not None else None
+    near = where == "near"
+
+    def run(zones: tuple[str, ...], moments: dict[str, int]) -> Page[tuple[int, DispensaryRow]]:
+        statement = _select_stockists(shape._replace(open_zones=zones))
+        listed = len(LISTED)
+        pairs = [
+            (row[0], listed_row(row[1 : listed + 1], row[listed + 1] if near else None, at))
+            for row in rows(db, statement, {**params, **moments})
+        ]
+        return Page(items=pairs, total=len(pairs), limit=window.limit, offset=window.offset)
+
+    if when is not None and at is not None and when.only_open:
+        page = open_sql.kept_open(db, at, run)
+        if page is None:
+            raise RuntimeError("open near an offset change: not answered in SQL yet")
+    else:
+        page = run((), {})
+    for strain_id, row in page.items:
+        found[strain_id].append(row)
+    return found
