@@ -1,11 +1,9 @@
 """The client address behind reverse proxies: trusted only as far as the operator says.
 
-With ``TRUSTED_PROXY_HOPS=0`` (the default) the peer address of the connection is the client,
-and ``X-Forwarded-For`` is ignored: any client can write that header. Behind N proxies that each
-append the address they saw (nginx in front of gunicorn: N = 1), Werkzeug's ProxyFix takes the
-N-th address from the right, which no client can forge; a value there that is no IP address is
-ignored too. The failed-key throttle, the quota's fallback bucket and the access log all read
-this one resolved ``REMOTE_ADDR``.
+With ``TRUSTED_PROXY_HOPS=0`` (the default) the peer address is the client and ``X-Forwarded-For``
+is ignored. Behind N proxies that each append the address they saw (nginx: N = 1), Werkzeug's
+ProxyFix takes the N-th address from the right, used only if it is an IP address. The failed-key
+throttle, the quota's fallback bucket and the access log all read this one ``REMOTE_ADDR``.
 """
 
 import ipaddress
