@@ -39,6 +39,11 @@ worker_class = "gthread" if threads > 1 else "sync"
 timeout = _int_env("GUNICORN_TIMEOUT", 30)  # a stuck worker is replaced after this
 graceful_timeout = _int_env("GUNICORN_GRACEFUL_TIMEOUT", 30)  # SIGTERM: finish in-flight work
 keepalive = 5
+# As much as nginx passes on (deploy/nginx/proxy.conf: one 8 KiB buffer per line, CRLF included),
+# so nothing it takes is refused here with gunicorn's own HTML page. 8190 is gunicorn's maximum
+# request line; a header line counts its CRLF, and nginx may add a space after the colon.
+limit_request_line = 8190
+limit_request_field_size = 8193
 # Recycle a worker after this many requests (a guard against slow leaks); a new worker is slow
 # to start, so not too often.
 max_requests = _int_env("GUNICORN_MAX_REQUESTS", 1_000_000)

@@ -25,6 +25,8 @@ from .context import Context
 from .deadline import OperationTimeout
 from .errors import ArgumentNames, shape_error
 from .graphiql import STATIC_URL, graphiql_page
+from .schema import MAX_TOKENS
+from .transport import refuse_unclear_request, shared_parse
 
 assets = Blueprint(
     "graphiql", __name__, static_folder="static/graphiql", static_url_path=STATIC_URL
@@ -59,6 +61,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         self._limiter = limiter
         self._time_budget_ms = time_budget_ms
         self._argument_names = ArgumentNames.of(self.schema)
+        self._parse = shared_parse(MAX_TOKENS)
         self._ide_html = offline_graphiql_html()
         # Its icon and fonts are data: URLs; its scripts post operations to /graphql.
         self._ide_headers = page_headers(self._ide_html, data_urls=True, connect=True)
@@ -109,6 +112,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         return data
 
     def dispatch_request(self) -> Any:
+        refuse_unclear_request(request, self._parse)
         try:
             return self.run(request=request)
         except OperationTimeout:

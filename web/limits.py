@@ -7,6 +7,7 @@ counters per key and O(1) work per request on every storage, where a moving wind
 of up to ``limit`` timestamps per key and walks it in Redis.
 """
 
+import hashlib
 import time
 from functools import lru_cache
 
@@ -20,6 +21,9 @@ from service.quotas import limit_string
 from .routes import request_policy
 
 FAILED_AUTH_LIMIT = "60 per hour"
+# The longest spelling of an IP address (IPv6 ending in dotted IPv4); web.proxies admits only
+# addresses, but the peer address is whatever the server reports.
+LONGEST_ADDRESS = len("ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255")
 QUOTA_STRATEGY = "sliding-window-counter"
 QUOTA_SCOPE = "quota"  # the one bucket per key that REST and GraphQL share
 LIMITER_EXTENSION = "cds.limiter"
@@ -30,7 +34,19 @@ CHARGED = "quota_charged"  # g attribute: the quota state after web.accel.quota 
 def _limit_key() -> str:
     api_key = g.get("api_key")
     # A key id, never the secret; the address only as a fallback (an empty key skips limits).
-    return _bucket(api_key.id) if api_key is not None else f"addr:{request.remote_addr}"
+    if api_key is not None:
+        return _bucket(api_key.id)
+    return f"addr:{address_bucket(request.remote_addr)}"
+
+
+def address_bucket(address: str | None) -> str:
+    """A client address as a bucket name: itself, or a digest when it is longer than any IP
+    address, so a storage key stays small whatever the address."""
+    address = address or "unknown"
+    if len(address) <= LONGEST_ADDRESS:
+        return address
+    digest = hashlib.sha256(address.encode("utf-8", "surrogateescape")).hexdigest()
+    return f"sha256:{digest[:32]}"
 
 
 def _bucket(key_id: int) -> str:
@@ -101,7 +117,7 @@ class FailedAuthThrottle:
     def exhausted(self, address: str) -> bool:
         """True when ``address`` has used up its failed attempts."""
         try:
-            return not self._limiter.limiter.test(self.item, "auth-fail", address)
+            return not self._limiter.limiter.test(self.item, "auth-fail", address_bucket(address))
         except Exception as error:  # each storage backend raises its own connection errors
             self._storage_down(error)
             return False
@@ -109,13 +125,15 @@ class FailedAuthThrottle:
     def record(self, address: str) -> None:
         """Count one failed attempt from ``address``."""
         try:
-            self._limiter.limiter.hit(self.item, "auth-fail", address)
+            self._limiter.limiter.hit(self.item, "auth-fail", address_bucket(address))
         except Exception as error:  # see exhausted()
             self._storage_down(error)
 
     def retry_after(self, address: str) -> int:
         """Seconds until ``address`` may try again."""
-        reset, _remaining = self._limiter.limiter.get_window_stats(self.item, "auth-fail", address)
+        reset, _remaining = self._limiter.limiter.get_window_stats(
+            self.item, "auth-fail", address_bucket(address)
+        )
         return max(1, int(reset - time.time()))
 
     def _storage_down(self, error: Exception) -> None:

@@ -43,11 +43,23 @@ ERROR_DOCS = {
         "The request body is over 64 KiB (GraphQL documents; REST takes no body).",
         "Send a smaller document: select fewer fields, or split the query.",
     ),
+    414: (
+        "URI Too Long",
+        "The request line (method, path and query string) is over 8190 bytes; the front server "
+        "refuses it. A GraphQL document sent with GET counts in full.",
+        "Send a long GraphQL document in the body of a POST; shorten the query string.",
+    ),
     429: (
         "Rate Limited",
         "The key's hourly quota is used up, or there were too many failed key attempts from "
         "this address.",
         "Wait for the seconds in Retry-After, then retry with exponential backoff.",
+    ),
+    431: (
+        "Request Header Fields Too Large",
+        "The request has more than 100 header fields, a header line over 8190 bytes, or about "
+        "32 KiB of headers in all; the front server refuses it.",
+        "Send fewer or shorter headers (a large Cookie header is the usual cause).",
     ),
     500: (
         "Server Error",

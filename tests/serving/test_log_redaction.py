@@ -61,8 +61,8 @@ def hostile_requests(k: Keys) -> list[bytes]:
         f"G\x01T /x?_=probe15&%61pi_key={k.fake} HTTP/1.1\r\nHost: h\r\n\r\n",
         f"GET /x?_=probe16&api_key={k.fake} HTTP/9.9\r\nHost: h\r\n\r\n",
         f"GET /x?_=probe17&api_key={k.fake}\x00 HTTP/1.1\r\nHost: h\r\n\r\n",
-        # Over-long request line (gunicorn: 4094 bytes at most) and bad header lines.
-        f"GET /api/v1/laws/CA?_=probe18&api_key={k.fake}&_={'x' * 5000} HTTP/1.1\r\n"
+        # Over-long request line (gunicorn: 8190 bytes at most) and bad header lines.
+        f"GET /api/v1/laws/CA?_=probe18&api_key={k.fake}&_={'x' * 9000} HTTP/1.1\r\n"
         "Host: h\r\nConnection: close\r\n\r\n",
         f"GET /api/v1/laws/CA?_=probe19 HTTP/1.1\r\nHost: h\r\nX-API-Key {k.fake}\r\n\r\n",
         f"GET /api/v1/laws/CA?_=probe20 HTTP/1.1\r\nHost: h\r\nX-API-Key\x01: {k.fake}\r\n\r\n",

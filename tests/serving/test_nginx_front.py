@@ -9,6 +9,7 @@ shows the test can fail). Skipped, saying why, where nginx is not installed.
 
 import contextlib
 import json
+import re
 import shutil
 import socket
 import threading
@@ -16,10 +17,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
-from tests.servers import Running, free_port, gunicorn, nginx, redis_server
+from tests.servers import NGINX_FILES, Running, free_port, gunicorn, nginx, redis_server
+from web.reference import ERROR_DOCS
 
 SLOW_CLIENTS = 20
 PATIENCE_S = 1.0  # a normal request must be answered within this
@@ -246,3 +249,125 @@ def test_no_key_reaches_nginx_logs(stack: Stack, api_keys: dict) -> None:
     assert '"GET /api/v1/laws/CA HTTP/1.1" 200' in logged  # the path, never the query
     assert '"POST /graphql HTTP/1.1" 413' in logged
     assert logged.count(key) == 0
+
+
+# The longest request line nginx takes: one of its 8 KiB header buffers, less the CRLF.
+LONGEST_LINE = 8190
+
+
+def padded_graphql_get(length: int, key: str, *, extra: str = "") -> str:
+    """A GraphQL GET whose request line is ``length`` bytes: a document padded with commas,
+    which GraphQL ignores."""
+    target = "/graphql?query=" + quote('{ law(state: "CA") { state } }', safe="")
+    line = f"GET {target} HTTP/1.1"
+    target += "," * (length - len(line))
+    return (
+        f"GET {target} HTTP/1.1\r\nHost: h\r\nX-API-Key: {key}\r\n{extra}Connection: close\r\n\r\n"
+    )
+
+
+@pytest.mark.parametrize("length", [5_000, 7_000, LONGEST_LINE])
+@pytest.mark.parametrize("through", ["nginx", "gunicorn"])
+def test_a_request_line_nginx_takes_is_served_by_the_app(
+    stack: Stack, api_keys: dict, length: int, through: str
+) -> None:
+    port = stack.front.port if through == "nginx" else stack.app.port
+    status, body = answer(port, padded_graphql_get(length, api_keys["pro"]))
+    assert status == 200, body[:300]
+    assert json.loads(body)["data"] == {"law": {"state": "California"}}
+
+
+def test_a_long_request_line_the_app_refuses_is_its_json_envelope(
+    stack: Stack, api_keys: dict
+) -> None:
+    target = "/api/v1/laws/CA?pad=" + "x" * 7_000
+    head = f"GET {target} HTTP/1.1\r\nHost: h\r\nX-API-Key: {api_keys['pro']}\r\n"
+    status, body = answer(stack.front.port, head + "Connection: close\r\n\r\n")
+    assert status == 400
+    assert json.loads(body)["error"]["param"] == "pad"
+
+
+@pytest.mark.parametrize("length", [LONGEST_LINE + 1, 10_000])
+def test_a_longer_request_line_is_nginx_s_414_envelope(
+    stack: Stack, api_keys: dict, length: int
+) -> None:
+    status, body = answer(stack.front.port, padded_graphql_get(length, api_keys["pro"]))
+    assert status == 414
+    assert json.loads(body) == {
+        "success": False,
+        "error": {
+            "code": 414,
+            "message": "request line too long: at most 8190 bytes; "
+            "send a long GraphQL document in the body of a POST",
+            "docs": "/docs/errors#error-414",
+        },
+    }
+
+
+def test_without_nginx_a_longer_request_line_is_gunicorn_s_own_414(
+    stack: Stack, api_keys: dict
+) -> None:
+    status, body = answer(stack.app.port, padded_graphql_get(LONGEST_LINE + 1, api_keys["pro"]))
+    assert status == 414
+    assert body.startswith(b"<html>")
+
+
+HEADERS_TOO_LARGE = {
+    "success": False,
+    "error": {
+        "code": 431,
+        "message": "request headers too large: at most 100 fields, each line at most 8190 bytes",
+        "docs": "/docs/errors#error-431",
+    },
+}
+
+
+@pytest.mark.parametrize("separator", [": ", ":"])
+def test_the_longest_header_line_nginx_takes_reaches_the_app(
+    stack: Stack, api_keys: dict, separator: str
+) -> None:
+    # nginx passes "Name: value" on: one byte more than a "Name:value" it was sent.
+    name = "X-Pad"
+    line = name + separator + "v" * (LONGEST_LINE - len(name) - len(separator))
+    head = padded_graphql_get(200, api_keys["pro"], extra=line + "\r\n")
+    assert answer(stack.front.port, head)[0] == 200
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "X-Pad: " + "v" * LONGEST_LINE + "\r\n",  # one line over nginx's buffer
+        "".join(f"X-Pad-{n}: {'v' * 7_000}\r\n" for n in range(5)),  # over its 4 buffers
+        "".join(f"X-Pad-{n}: v\r\n" for n in range(100)),  # over gunicorn's field count
+    ],
+    ids=["long line", "many long lines", "many fields"],
+)
+def test_headers_too_large_are_the_431_envelope(stack: Stack, api_keys: dict, extra: str) -> None:
+    status, body = answer(stack.front.port, padded_graphql_get(200, api_keys["pro"], extra=extra))
+    assert status == 431
+    assert json.loads(body) == HEADERS_TOO_LARGE
+
+
+def test_the_path_of_nginx_s_414_page_is_the_app_s_for_a_client(
+    stack: Stack, api_keys: dict
+) -> None:
+    head = (
+        f"GET /_nginx/line-too-long HTTP/1.1\r\nHost: h\r\nX-API-Key: {api_keys['pro']}\r\n"
+        "Connection: close\r\n\r\n"
+    )
+    status, body = answer(stack.front.port, head)
+    assert status == 404
+    assert json.loads(body)["error"]["message"].startswith("no such endpoint: /_nginx/")
+
+
+def test_every_envelope_nginx_writes_is_json_linking_a_documented_error() -> None:
+    config = (NGINX_FILES / "proxy.conf").read_text()
+    bodies = [json.loads(found) for found in re.findall(r"return \d+ '(.*)';", config)]
+    assert sorted(body["error"]["code"] for body in bodies) == [413, 414, 431, 503]
+    for body in bodies:
+        code = body["error"]["code"]
+        assert code in ERROR_DOCS
+        assert body == {
+            "success": False,
+            "error": {**body["error"], "docs": f"/docs/errors#error-{code}"},
+        }
