@@ -36,14 +36,12 @@ def init_graphql(app: Flask) -> None:
         "schema": make_schema(stock=not tricks, cost_budget=app.config["GRAPHQL_COST_BUDGET"]),
         "limiter": state.limiter,
         "time_budget_ms": app.config["GRAPHQL_TIME_BUDGET_MS"],
+        "version": state.version.get,
         "graphql_ide": "graphiql",
     }
     if tricks:
         view = CachingGraphQLView.as_view(
-            "graphql",
-            version=state.version.get,
-            results=PageCache(page_cache_bytes(app)),
-            **options,
+            "graphql", results=PageCache(page_cache_bytes(app)), **options
         )
     else:
         view = ApiGraphQLView.as_view("graphql", **options)

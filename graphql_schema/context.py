@@ -8,6 +8,7 @@ from typing import Any
 
 from sqlalchemy import Connection
 
+from service.dataset import EMPTY_TABLES, TableSizes
 from web.today import request_now
 
 from .loaders import BatchCache
@@ -30,6 +31,9 @@ class Context:
     deadline: float | None = None
     # {requested, budget} of the admitted document, set by the cost check (cost.py).
     cost: dict[str, int] | None = None
+    # The data's table sizes, which the cost check weighs rows read by (the view's, per data
+    # version); by default those of an empty database.
+    sizes: Callable[[], TableSizes] = field(default=lambda: EMPTY_TABLES)
 
     @cached_property
     def db(self) -> Connection:

@@ -31,6 +31,8 @@ from graphql import (
 from graphql.execution.values import VariableValues, get_variable_values
 from strawberry.extensions import SchemaExtension
 
+from service.dataset import EMPTY_TABLES, TableSizes
+
 from .context import Context
 from .cost_walk import LIST_SIZES, SATURATED, SchemaFacts, Walk, saturate
 
@@ -48,8 +50,9 @@ SPREADS_ERROR = "{count} fragment spreads found. Allowed: {limit}"
 NESTING_ERROR = "Document is nested too deeply to estimate its cost"
 COST_ERROR = (
     "Estimated query cost {estimate} exceeds the budget of {budget}: every field counts once "
-    "per item of each list around it (a list's limit, or its default); lower the limits or "
-    "select fewer nested lists and fields"
+    "per item of each list around it (a list's limit, or its default), and what a field makes "
+    "the server do adds to it (resolvers, statements, rows read: docs/graphql.md); lower the "
+    "limits, select fewer nested lists and fields, or split the query"
 )
 
 
@@ -89,9 +92,11 @@ def analyse(
     operation_name: str | None,
     variables: Mapping[str, Any] | None,
     *,
+    sizes: TableSizes = EMPTY_TABLES,
     max_spreads: int = MAX_SPREADS,
 ) -> Analysis:
-    """Depth, aliases and spreads of every operation; the cost of the one that runs."""
+    """Depth, aliases and spreads of every operation; the cost of the one that runs, its
+    rows read weighed by ``sizes`` (the data's table sizes)."""
     spreads = count_spreads(document)
     if spreads > max_spreads:
         return Analysis(SPREADS_ERROR.format(count=spreads, limit=max_spreads), 0)
@@ -101,7 +106,8 @@ def analyse(
         if isinstance(definition, FragmentDefinitionNode):
             fragments.setdefault(definition.name.value, definition)
     chosen = _chosen(operations, operation_name)
-    walk = Walk(facts, fragments, _coerced(facts.schema, chosen, variables))
+    coerced = _coerced(facts.schema, chosen, variables)
+    walk = Walk(facts, fragments, coerced, sizes)
     error = None
     aliases = 0
     costs = []
@@ -114,9 +120,12 @@ def analyse(
             error = DEPTH_ERROR.format(name=name, limit=MAX_DEPTH)
         aliases += totals.aliases
         if chosen is None or operation is chosen:
-            costs.append(saturate(totals.cost + totals.per_item))
+            costs.append(saturate(totals.cost + totals.per_item + totals.fixed))
     if error is None and aliases > MAX_ALIASES:
         error = ALIASES_ERROR.format(count=aliases, limit=MAX_ALIASES)
+    if chosen is not None and coerced is None:
+        # Variables that do not coerce run nothing: graphql-core answers with their error.
+        return Analysis(error, 0, tuple(sorted(walk.read)), exact=False)
     return Analysis(error, max(costs, default=0), tuple(sorted(walk.read)), not walk.unsure)
 
 
@@ -211,9 +220,10 @@ class DocumentLimits:
         text: str | None,
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
+        sizes: TableSizes = EMPTY_TABLES,
     ) -> int:
         """The document's estimated cost; raises GraphQLError when a limit refuses it."""
-        analysis = self.estimate(document, text, operation_name, variables)
+        analysis = self.estimate(document, text, operation_name, variables, sizes)
         if analysis.error is not None:
             raise GraphQLError(analysis.error)
         if analysis.cost > self.budget:
@@ -229,31 +239,33 @@ class DocumentLimits:
         text: str | None,
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
+        sizes: TableSizes = EMPTY_TABLES,
     ) -> Analysis:
-        """The analysis of ``document``, from memory when its text was seen with these limits."""
+        """The analysis of ``document``, from memory when its text was seen with these limits
+        (and these variables and table sizes)."""
         if text is None:
-            return self._analyse(document, operation_name, variables)
+            return self._analyse(document, operation_name, variables, sizes)
         # By digest: a remembered verdict keeps 16 bytes of its document, not up to 64 KiB.
         key = (
             blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest(),
             operation_name,
         )
         shape: Analysis | None = self._shapes.get(key)
-        if shape is not None and (shape.error is not None or not shape.variables):
+        if shape is not None and shape.error is not None:
             return shape
         if shape is not None:
             given = _given(shape.variables, variables)
-            cost = self._costs.get((key, given)) if given is not None else None
+            cost = self._costs.get((key, given, sizes)) if given is not None else None
             if cost is not None:
                 return Analysis(None, cost, shape.variables)
-        analysis = self._analyse(document, operation_name, variables)
+        analysis = self._analyse(document, operation_name, variables, sizes)
         if not analysis.exact:
             return analysis
         self._shapes.put(key, analysis)
-        if analysis.error is None and analysis.variables:
+        if analysis.error is None:
             given = _given(analysis.variables, variables)
             if given is not None:
-                self._costs.put((key, given), analysis.cost)
+                self._costs.put((key, given, sizes), analysis.cost)
         return analysis
 
     def _analyse(
@@ -261,9 +273,10 @@ class DocumentLimits:
         document: DocumentNode,
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
+        sizes: TableSizes,
     ) -> Analysis:
         try:
-            return analyse(self.facts, document, operation_name, variables)
+            return analyse(self.facts, document, operation_name, variables, sizes=sizes)
         except RecursionError:
             return Analysis(NESTING_ERROR, 0)
 
@@ -285,8 +298,13 @@ class CostLimits(SchemaExtension):
         context = self.execution_context
         document = context.graphql_document
         if document is not None:
+            ours = context.context if isinstance(context.context, Context) else None
             requested = self.limits.check(
-                document, context.query, context.operation_name, context.variables
+                document,
+                context.query,
+                context.operation_name,
+                context.variables,
+                ours.sizes() if ours is not None else EMPTY_TABLES,
             )
             if isinstance(context.context, Context):
                 context.context.cost = {"requested": requested, "budget": self.limits.budget}

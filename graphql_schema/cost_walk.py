@@ -39,8 +39,10 @@ from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from service.bounds import LISTS
+from service.dataset import TableSizes
 from service.geo import JURISDICTIONS
 
+from .cost_work import ARGUMENT, CALL, INTROSPECTION, ROWS, WORK, rows_read
 from .introspection_cost import IntrospectionCount
 
 # Sums and products stop here, far above any budget, so numbers never grow without bound.
@@ -159,12 +161,14 @@ class SchemaFacts:
 @dataclass(frozen=True)
 class Totals:
     """A selection's depth, aliases and values: ``cost`` per value of its parent and
-    ``per_item`` per item of its parent's page (the values under a page's ``items``)."""
+    ``per_item`` per item of its parent's page (the values under a page's ``items``), and
+    ``fixed``, the work done once however many parents there are (a batched statement)."""
 
     depth: int = 0
     aliases: int = 0
     cost: int = 0
     per_item: int = 0
+    fixed: int = 0
 
 
 NOTHING = Totals()
@@ -178,9 +182,11 @@ class Walk:
         facts: SchemaFacts,
         fragments: Mapping[str, FragmentDefinitionNode],
         variables: VariableValues | None,
+        sizes: TableSizes,
     ) -> None:
         self.facts = facts
         self.fragments = fragments
+        self.sizes = sizes  # what rows read are weighed by
         # The operation's variables as execution coerces them; None when they do not coerce
         # (execution then runs nothing, and defaults are priced).
         self.variables = variables
@@ -192,7 +198,7 @@ class Walk:
         self.introspection = IntrospectionCount(facts.schema, fragments, self.type_name, saturate)
 
     def selections(self, nodes: Iterable[SelectionNode], parent: GraphQLNamedType | None) -> Totals:
-        depth = aliases = cost = per_item = 0
+        depth = aliases = cost = per_item = fixed = 0
         fields: dict[str, list[FieldNode]] = {}
         for node in nodes:
             if isinstance(node, FieldNode):
@@ -212,21 +218,24 @@ class Walk:
             aliases += inner.aliases
             cost = saturate(cost + inner.cost)
             per_item = saturate(per_item + inner.per_item)
+            fixed = saturate(fixed + inner.fixed)
         for group in fields.values():
             inner, values, is_items = self.field(group, parent)
             depth = max(depth, inner.depth)
             aliases += inner.aliases
+            fixed = saturate(fixed + inner.fixed)
             if is_items:
                 per_item = saturate(per_item + values)
             else:
                 cost = saturate(cost + values)
-        return Totals(depth, aliases, cost, per_item)
+        return Totals(depth, aliases, cost, per_item, fixed)
 
     def field(
         self, group: list[FieldNode], parent: GraphQLNamedType | None
     ) -> tuple[Totals, int, bool]:
-        """Totals of one response name (its nodes merged): depth and aliases, the values it
-        adds, and whether those are per item of the parent's page."""
+        """Totals of one response name (its nodes merged): depth, aliases and the work done
+        once, the values and work it adds per parent, and whether those are per item of the
+        parent's page."""
         name = group[0].name.value
         definition = self.facts.field(parent, name)
         named = get_named_type(definition.type) if definition is not None else None
@@ -238,7 +247,10 @@ class Walk:
         # Introspection does not count towards depth, as with Strawberry's limiter.
         depth = 1 + inner.depth if children and not name.startswith("__") else 0
         if definition in (SchemaMetaFieldDef, TypeMetaFieldDef):
-            return Totals(depth, aliases), self.introspection.root(group), False
+            values = saturate(self.introspection.root(group) * INTROSPECTION)
+            return Totals(depth, aliases, fixed=inner.fixed), values, False
+        owner = parent.name if parent is not None else ""
+        calls, fixed = self.work(owner, group, definition) if definition is not None else (0, 0)
         sized = self.facts.sized.get((parent.name, name)) if parent is not None else None
         size = (
             max(self.size(node, sized, definition) for node in group)
@@ -252,7 +264,25 @@ class Walk:
             name == PAGE_ITEMS and parent is not None and parent.name in self.facts.page_types
         )
         count = size if sized is not None and not sized.page else 1
-        return Totals(depth, aliases), saturate(count * each), is_items
+        values = saturate(calls + saturate(count * each))
+        return Totals(depth, aliases, fixed=saturate(inner.fixed + fixed)), values, is_items
+
+    def work(self, owner: str, group: list[FieldNode], definition: GraphQLField) -> tuple[int, int]:
+        """(work per call, work once per request level) of a field (cost_work)."""
+        name = group[0].name.value
+        work = WORK.get((owner, name))
+        if work is None:
+            return 0, 0
+        per_call = CALL + ARGUMENT * len(definition.args) + work.call
+        reading = ROWS.get((owner, name))
+        if reading is not None:
+            used = reading.arguments
+            read = max(
+                rows_read(owner, name, self.arguments(definition, node, *used), self.sizes)
+                for node in group
+            )
+            per_call = saturate(per_call + read)
+        return per_call, work.statement
 
     def arguments(
         self, definition: GraphQLField, node: FieldNode, *used: str

@@ -2,6 +2,7 @@
 
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -14,6 +15,7 @@ from strawberry.http.ides import get_graphql_ide_html
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
+from service.dataset import TableSizes, table_sizes
 from service.errors import TimeBudgetExceeded
 from web.csp import page_headers
 from web.db import request_connection
@@ -55,11 +57,15 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         *,
         limiter: Limiter,
         time_budget_ms: int,
+        version: Callable[[], int],
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self._limiter = limiter
         self._time_budget_ms = time_budget_ms
+        self._version = version
+        # The table sizes the cost check weighs rows by, with the data version they are of.
+        self._sizes: tuple[int, TableSizes] | None = None
         self._argument_names = ArgumentNames.of(self.schema)
         self._parse = shared_parse(MAX_TOKENS)
         self._ide_html = offline_graphiql_html()
@@ -80,7 +86,16 @@ class ApiGraphQLView(GraphQLView[Context, None]):
             today=request_today(),
             now=request_now,
             deadline=time.monotonic() + self._time_budget_ms / 1000,
+            sizes=self.table_sizes,
         )
+
+    def table_sizes(self) -> TableSizes:
+        """The data's table sizes, counted again when the data version changes."""
+        version = self._version()
+        known = self._sizes
+        if known is None or known[0] != version:
+            known = self._sizes = (version, table_sizes(request_connection()))
+        return known[1]
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)

@@ -37,8 +37,7 @@ class CachingGraphQLView(ApiGraphQLView):
     def __init__(
         self, *, version: Callable[[], int], results: PageCache[bytes], **kwargs: Any
     ) -> None:
-        super().__init__(**kwargs)
-        self._version = version
+        super().__init__(version=version, **kwargs)
         self._results = results
 
     def execute_single(

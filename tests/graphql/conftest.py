@@ -12,7 +12,10 @@ from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
 
 from models import Deal, Dispensary, MenuItem, Review, Strain
+from service.dataset import table_sizes
 from web.db import SESSIONS_EXTENSION
+
+from .costs import Work
 
 GRAPHQL_PATH = "/graphql"
 
@@ -185,3 +188,19 @@ def crowded(session: Session, commit_rows, reference_day: date) -> dict[str, Any
         "deals": deals,
         "menu": menu,
     }
+
+
+@pytest.fixture(scope="session")
+def work(engine) -> Work:
+    """The estimate's work terms over the shared tiny dataset (tests/graphql/costs.py)."""
+    with engine.connect() as conn:
+        return Work(table_sizes(conn))
+
+
+def warm_up(app: Flask, key: str) -> None:
+    """One operation on ``app``, so that what a worker reads once per data version (the table
+    sizes the cost check weighs rows by) is not counted among a test's statements."""
+    response = app.test_client().post(
+        GRAPHQL_PATH, json={"query": "{ __typename }"}, headers={"X-API-Key": key}
+    )
+    assert response.status_code == 200, response.get_data(as_text=True)

@@ -6,6 +6,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from .conftest import warm_up
+
 NESTED = """
 query Nested($limit: Int!) {
   dispensaries(limit: $limit) {
@@ -73,11 +75,14 @@ def run(count_statements) -> Run:
 
 
 @pytest.fixture
-def app(make_app) -> Flask:
+def app(make_app, api_keys: dict) -> Flask:
     """Without the result cache and with a key lookup per request: every query really runs.
 
-    The cost budget is raised: a page of 100 dispensaries with full menus is over the default."""
-    return make_app(STATE_TTL_MS=0, PAGE_CACHE_MB=0, GRAPHQL_COST_BUDGET=100_000)
+    The cost budget is raised: a page of 100 dispensaries with full menus is over the default.
+    The table sizes the cost check reads once per data version are read before any count."""
+    app = make_app(STATE_TTL_MS=0, PAGE_CACHE_MB=0, GRAPHQL_COST_BUDGET=10**9)
+    warm_up(app, api_keys["enterprise"])
+    return app
 
 
 @pytest.fixture
@@ -92,7 +97,8 @@ def test_a_repeated_query_is_answered_from_the_result_cache(
 ) -> None:
     # The key and the data version are reused for STATE_TTL_MS: long enough here that a slow
     # first request (a busy CI machine) cannot outlive them.
-    cached = make_app(STATE_TTL_MS=60_000)
+    cached = make_app(STATE_TTL_MS=60_000, GRAPHQL_COST_BUDGET=10**9)
+    warm_up(cached, api_keys["enterprise"])
     with cached.test_client() as client:
         first, first_count = run(cached, client, api_keys["enterprise"], NESTED, 5)
         again, again_count = run(cached, client, api_keys["enterprise"], NESTED, 5)
@@ -120,9 +126,10 @@ def test_nested_dispensary_page_uses_one_statement_per_relation(
     app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
     _data, statements = run(app, client, api_keys["enterprise"], NESTED, 100)
-    # key lookup, page (its count included), deals, deal->dispensary, menu, menu->strain (its
-    # effects and flavors included), terpenes, reviews, law
-    assert statements == 9
+    # key lookup, data version (the cost check's table sizes are per version), page (its count
+    # included), deals, deal->dispensary, menu, menu->strain (its effects and flavors
+    # included), terpenes, reviews, law
+    assert statements == 10
 
 
 def test_nested_offsets_and_review_counts_are_one_statement_per_relation_at_any_page_size(
@@ -132,18 +139,18 @@ def test_nested_offsets_and_review_counts_are_one_statement_per_relation_at_any_
     large, large_count = run(app, client, api_keys["enterprise"], PAGED_NESTED, 100)
     assert len(small["dispensaries"]["items"]) == 5
     assert len(large["strains"]["items"]) == 100
-    # key lookup, dispensary page, review counts, deals, menu, menu->strain, reviews, strain
-    # page, strain->dispensaries
-    assert small_count == large_count == 9
+    # key lookup, data version, dispensary page, review counts, deals, menu, menu->strain,
+    # reviews, strain page, strain->dispensaries
+    assert small_count == large_count == 10
 
 
 def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(
     app: Flask, client: FlaskClient, api_keys: dict, run: Run
 ) -> None:
     _data, statements = run(app, client, api_keys["enterprise"], STRAINS_NESTED, 100)
-    # key lookup, page (its count, effects and flavors included), terpenes,
+    # key lookup, data version, page (its count, effects and flavors included), terpenes,
     # strain->dispensaries, law
-    assert statements == 5
+    assert statements == 6
 
 
 def test_prices_of_a_strain_page_dispensaries_are_one_statement(
@@ -153,9 +160,9 @@ def test_prices_of_a_strain_page_dispensaries_are_one_statement(
     priced = [d for s in data["strains"]["items"] for d in s["dispensaries"]]
     assert len(priced) > 100
     assert all(isinstance(d["price"], float) and d["unit"] for d in priced)
-    # key lookup, page (its count, effects and flavors included), strain->dispensaries, the
-    # cheapest menu item of every (strain, dispensary) pair
-    assert statements == 4
+    # key lookup, data version, page (its count, effects and flavors included),
+    # strain->dispensaries, the cheapest menu item of every (strain, dispensary) pair
+    assert statements == 5
 
 
 ITEM = "fragment Item on MenuItem { strain { slug } }"
@@ -240,6 +247,7 @@ def test_menu_strains_are_fetched_only_when_the_query_asks_for_them(
     query = "query Q($limit: Int!) { dispensaries(limit: $limit) { items { menu { name %s } } } }"
     _plain, without = run(app, client, api_keys["enterprise"], query % "", 20)
     _linked, with_strains = run(app, client, api_keys["enterprise"], query % "strain { slug }", 20)
-    # key lookup, page, menu; then the strains of every listed item in one more statement
-    assert without == 3
-    assert with_strains == 4
+    # key lookup, data version, page, menu; then the strains of every listed item in one more
+    # statement
+    assert without == 4
+    assert with_strains == 5

@@ -2,7 +2,8 @@
 
 Costs below are worked out by hand: every field counts once per item of each list around it, a
 list once per item it can return (its limit, else its default), a page's items by the page's
-limit; ``laws`` returns 56 records.
+limit; ``laws`` returns 56 records. To these values the work of resolved fields is added, named
+piece by piece (``work``, tests/graphql/costs.py): a call per parent, a statement per level.
 """
 
 import gc
@@ -19,6 +20,8 @@ from graphql_schema.cost import MAX_SPREADS
 from graphql_schema.graphiql import EXAMPLE_QUERY
 from service import keys
 from web.db import SESSIONS_EXTENSION
+
+from .costs import INTROSPECTION
 
 BUDGET = 25_000  # the default of GRAPHQL_COST_BUDGET
 CYCLIC = (
@@ -82,8 +85,9 @@ def _values(value: Any) -> int:
 def _cost_error(estimate: int) -> str:
     return (
         f"Estimated query cost {estimate} exceeds the budget of {BUDGET}: every field counts once "
-        "per item of each list around it (a list's limit, or its default); lower the limits or "
-        "select fewer nested lists and fields"
+        "per item of each list around it (a list's limit, or its default), and what a field makes "
+        "the server do adds to it (resolvers, statements, rows read: docs/graphql.md); lower the "
+        "limits, select fewer nested lists and fields, or split the query"
     )
 
 
@@ -127,26 +131,29 @@ def test_the_doubling_fragment_document_is_refused_at_once_for_its_spreads(
 
 
 @pytest.mark.parametrize(
-    ("document", "estimate"),
+    ("document", "values", "worked"),
     [
         # 31 fragments, 61 spreads: 2 ** 30 __typename fields (merged at execution, summed here).
-        (doubling(30), 2**30),
+        (doubling(30), 2**30, lambda work: 0),
         # On a list's items: 100 strains, 2 ** 30 times three fields each, plus the items.
         (
             doubling(30, "Strain", "slug name thc", ("strains(limit: 100)", "items")),
             1 + 100 * (1 + 3 * 2**30),
+            lambda work: work.field("Query", "strains", limit=100),
         ),
         # Default page size 20, nested menus of 100: fragments used by lists multiply too.
         (
             doubling(20, "MenuItem", "name price", ("dispensaries", "items", "menu")),
             1 + 20 * (1 + 100 * (1 + 2 * 2**20)),
+            lambda work: work.field("Query", "dispensaries") + work.field("Dispensary", "menu", 20),
         ),
     ],
     ids=["on Query", "on Strain items", "on MenuItem under two lists"],
 )
 def test_doubling_fragments_within_the_spread_limit_are_refused_by_their_cost(
-    gql, validations: list, document: str, estimate: int
+    gql, validations: list, work, document: str, values: int, worked
 ) -> None:
+    estimate = values + worked(work)
     started = time.process_time()
     error = _only_error(gql(document))
     assert time.process_time() - started < 1.0
@@ -203,38 +210,52 @@ def test_doubling_fragments_inside_introspection_are_counted_once_per_schema_obj
     started = time.process_time()
     error = _only_error(gql(document))
     assert time.process_time() - started < 1.0
-    # __type 1 + Law's 9 fields x (1 + 2 ** 30 names).
-    assert error["message"] == _cost_error(1 + 9 * (1 + 2**30))
+    # __type 1 + Law's 9 fields x (1 + 2 ** 30 names), each value of introspection weighed.
+    assert error["message"] == _cost_error((1 + 9 * (1 + 2**30)) * INTROSPECTION)
     assert validations == []
 
 
-def test_the_cyclic_relation_query_is_refused_with_its_estimate(gql, validations: list) -> None:
+def test_the_cyclic_relation_query_is_refused_with_its_estimate(
+    gql, validations: list, work
+) -> None:
     # dispensaries(100) { name }: 200; strain { that }: 201; menu(100): 100 x 202 = 20,200; and
-    # so on up: 20,201,020,100 under the one strain, + items 1 + strains 1.
+    # so on up: 20,201,020,100 under the one strain, + items 1 + strains 1. Each level's
+    # relation is called once per parent: 1 strain, 100 dispensaries, 10 ** 4 strains, ...
+    estimate = 20_201_020_102 + work.field("Query", "strains", limit=1)
+    for level in range(3):
+        estimate += work.field("Strain", "dispensaries", 10 ** (4 * level), limit=100)
+    for level in range(2):
+        estimate += work.field("Dispensary", "menu", 10 ** (4 * level + 2), limit=100)
     error = _only_error(gql(CYCLIC))
-    assert error["message"] == _cost_error(20_201_020_102)
-    assert error["extensions"]["cost"] == {"requested": 20_201_020_102, "budget": BUDGET}
+    assert error["message"] == _cost_error(estimate)
+    assert error["extensions"]["cost"] == {"requested": estimate, "budget": BUDGET}
     assert validations == []
 
 
-def test_aliases_multiply_a_cost_that_passes_alone(gql) -> None:
-    one = "strains(limit: 100) { items { dispensaries(limit: 100) { id } } }"
-    alone = 1 + 100 * (1 + 100 * 2)  # 20,101
+def test_aliases_multiply_a_cost_that_passes_alone(gql, work) -> None:
+    one = "strains(limit: 50) { items { dispensaries(limit: 100) { id } } }"
+    alone = 1 + 50 * (1 + 100 * 2)  # 10,051 values
+    alone += work.field("Query", "strains", limit=50)
+    alone += work.field("Strain", "dispensaries", 50, limit=100)
     assert gql(f"{{ {one} }}")["extensions"]["cost"] == {"requested": alone, "budget": BUDGET}
     error = _only_error(gql(f"{{ a: {one} b: {one} }}"))
     assert error["message"] == _cost_error(2 * alone)
 
 
-def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(gql) -> None:
+def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(gql, work) -> None:
     query = (
         "query($n: Int = 5, $m: Int!) { dispensaries(limit: $n) { items { name "
         "menu(limit: $m) { name price } } } }"
     )
+
+    def worked(n: int) -> int:  # the list, and the menus of its n dispensaries
+        return work.field("Query", "dispensaries", limit=n) + work.field("Dispensary", "menu", n)
+
     admitted = {
-        (3, 4): 1 + 3 * (1 + 1 + 4 * 3),  # 43
-        (None, 10): 1 + 5 * (1 + 1 + 10 * 3),  # 161: $n's default
-        (2, -7): 1 + 2 * (1 + 1 + 1 * 3),  # 11: below 1 counts one (the resolver refuses it)
-        (60, 100): 1 + 60 * (1 + 1 + 100 * 3),  # 18,121
+        (3, 4): 1 + 3 * (1 + 1 + 4 * 3) + worked(3),  # 43 values
+        (None, 10): 1 + 5 * (1 + 1 + 10 * 3) + worked(5),  # 161: $n's default
+        (2, -7): 1 + 2 * (1 + 1 + 1 * 3) + worked(2),  # 11: below 1 counts one
+        (55, 100): 1 + 55 * (1 + 1 + 100 * 3) + worked(55),  # 16,611
     }
     for (n, m), expected in admitted.items():
         variables = {"m": m} if n is None else {"n": n, "m": m}
@@ -243,42 +264,72 @@ def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(g
     # 1 + 100 x (2 + 300); a menu limit of 500 is clamped to 100 as the resolver clamps it.
     for m in (100, 500):
         error = _only_error(gql(query, {"n": 100, "m": m, "unused": "x"}))
-        assert error["message"] == _cost_error(30_201)
+        assert error["message"] == _cost_error(30_201 + worked(100))
 
 
 # --- admitted documents report their cost ------------------------------------------------------
 
 
+def _nearby(work, limit: int) -> int:
+    """The work of README_NESTED's and the GraphiQL example's list: 5 miles around 80202."""
+    return work.field("Query", "dispensaries", zip="80202", radius=5.0, limit=limit)
+
+
+def _nested(work, parents: int, *relations: str) -> int:
+    return sum(work.field("Dispensary", relation, parents) for relation in relations)
+
+
 @pytest.mark.parametrize(
-    ("query", "requested"),
+    ("query", "values", "worked"),
     [
         # strains 1, total 1, items 2, four fields of each 8.
-        (README_STRAINS, 12),
+        (
+            README_STRAINS,
+            12,
+            lambda work: work.field("Query", "strains", effect="relaxed", type="indica", limit=2),
+        ),
         # 1 + total 1 + 2 items x (1 + id name distance 3 + deals 1 x 4 + menu 1 x (1 + 2 +
         # strain 3) + law 4) = 2 + 2 x 18.
-        (README_NESTED, 38),
+        (
+            README_NESTED,
+            38,
+            lambda work: _nearby(work, 2) + _nested(work, 2, "deals", "menu", "law"),
+        ),
         # 1 + 1 + 3 x (1 + 3 + deals 2 x 4 + law 3).
-        (EXAMPLE_QUERY, 47),  # the example the served GraphiQL page opens with
+        (  # the example the served GraphiQL page opens with
+            EXAMPLE_QUERY,
+            47,
+            lambda work: _nearby(work, 3) + _nested(work, 3, "deals", "law"),
+        ),
         # 1 + 1 + 20 x (1 + id name 2 + deals 5 x 3 + menu 100 x (1 + 2 + strain 2) + law 2).
-        (BENCH_NESTED, 10_402),
+        (
+            BENCH_NESTED,
+            10_402,
+            lambda work: (
+                work.field("Query", "dispensaries", state="CO", limit=20)
+                + _nested(work, 20, "deals", "menu", "law")
+            ),
+        ),
         # 56 laws x (1 + 2 fields): laws has no limit, so every record counts.
-        ("{ laws { state stateCode } }", 56 * 3),
+        ("{ laws { state stateCode } }", 56 * 3, lambda work: work.field("Query", "laws")),
     ],
     ids=["readme strains", "readme nested", "graphiql example", "bench nested page", "laws"],
 )
 def test_admitted_documents_report_their_cost_after_the_quota(
-    gql, query: str, requested: int
+    gql, work, query: str, values: int, worked
 ) -> None:
+    requested = values + worked(work)
     body = gql(query)
     assert "errors" not in body, body["errors"]
     assert list(body["extensions"]) == ["rateLimit", "cost"]
     assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
 
 
-def test_a_field_repeated_under_one_name_counts_once(gql) -> None:
+def test_a_field_repeated_under_one_name_counts_once(gql, work) -> None:
     body = gql("{ laws { state state stateCode } laws { state } }")
     assert len(body["data"]["laws"]) == 56
-    assert body["extensions"]["cost"] == {"requested": 56 * 3, "budget": BUDGET}
+    requested = 56 * 3 + work.field("Query", "laws")
+    assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
 
 
 def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
@@ -286,21 +337,26 @@ def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
 
     body = gql(get_introspection_query(descriptions=True))
     assert "errors" not in body
-    expected = sum(_values(v) for v in body["data"].values())
-    assert expected > 2_000
-    assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}
+    values = sum(_values(v) for v in body["data"].values())
+    assert values > 2_000
+    assert body["extensions"]["cost"] == {"requested": values * INTROSPECTION, "budget": BUDGET}
 
 
-def test_a_budget_setting_moves_the_line(make_app, api_keys: dict) -> None:
-    client = make_app(GRAPHQL_COST_BUDGET=10_401).test_client()
+def test_a_budget_setting_moves_the_line(make_app, api_keys: dict, gql) -> None:
+    nested = gql(BENCH_NESTED)["extensions"]["cost"]["requested"]
+    small = gql(README_NESTED)["extensions"]["cost"]["requested"]
+    budget = nested - 1
+    client = make_app(GRAPHQL_COST_BUDGET=budget).test_client()
 
     def post(query: str) -> dict:
         headers = {"X-API-Key": api_keys["enterprise"]}
         return client.post("/graphql", json={"query": query}, headers=headers).get_json()
 
-    assert post(README_NESTED)["extensions"]["cost"] == {"requested": 38, "budget": 10_401}
+    assert post(README_NESTED)["extensions"]["cost"] == {"requested": small, "budget": budget}
     error = _only_error(post(BENCH_NESTED))
-    assert error["message"].startswith("Estimated query cost 10402 exceeds the budget of 10401: ")
+    assert error["message"].startswith(
+        f"Estimated query cost {nested} exceeds the budget of {budget}: "
+    )
 
 
 def test_no_cost_is_reported_when_validation_refuses_the_document(gql) -> None:
@@ -332,7 +388,7 @@ def test_documents_the_cost_walk_cannot_size_are_left_to_graphql_cores_rules(
 
 @pytest.mark.usefixtures("speed_tricks")  # the replay lane and the result cache are tricks
 def test_a_replayed_and_a_stored_result_keep_the_cost(
-    make_app, api_keys: dict, count_statements
+    make_app, api_keys: dict, count_statements, work
 ) -> None:
     # STATE_TTL_MS: a slow first request must not make the repeat read the key and version.
     app = make_app(STATE_TTL_MS=60_000)
@@ -341,7 +397,8 @@ def test_a_replayed_and_a_stored_result_keep_the_cost(
         '{ dispensaries(state: "CO", limit: 3) { total items { id deals(limit: 2) { title } } } }'
     )
     headers = {"X-API-Key": api_keys["enterprise"]}
-    cost = {"requested": 1 + 1 + 3 * (1 + 1 + 2 * 2), "budget": BUDGET}
+    requested = 1 + 1 + 3 * (1 + 1 + 2 * 2) + work.field("Query", "dispensaries", state="CO")
+    cost = {"requested": requested + work.field("Dispensary", "deals", 3), "budget": BUDGET}
     first = client.post("/graphql", json={"query": query}, headers=headers)
     with count_statements(app) as seen:
         again = client.post("/graphql", json={"query": query}, headers=headers)
@@ -366,7 +423,7 @@ def test_a_replayed_and_a_stored_result_keep_the_cost(
 
 # --- the time budget ---------------------------------------------------------------------------
 
-WORK = "{ strains(limit: 100) { items { slug terpenes dispensaries(limit: 50) { name } } } }"
+SLOW = "{ strains(limit: 50) { items { slug terpenes dispensaries(limit: 20) { name } } } }"
 
 
 def test_an_operation_past_its_time_budget_ends_with_a_503_envelope(
@@ -374,7 +431,7 @@ def test_an_operation_past_its_time_budget_ends_with_a_503_envelope(
 ) -> None:
     app = make_app(GRAPHQL_TIME_BUDGET_MS=1, PAGE_CACHE_MB=0)
     response = app.test_client().post(
-        "/graphql", json={"query": WORK}, headers={"X-API-Key": api_keys["enterprise"]}
+        "/graphql", json={"query": SLOW}, headers={"X-API-Key": api_keys["enterprise"]}
     )
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "5"
@@ -400,14 +457,14 @@ def test_the_worker_is_free_after_a_stopped_operation(
     # An hour later at every check: the first field checked is past the deadline.
     real = time.monotonic
     monkeypatch.setattr(graphql_schema.deadline, "monotonic", lambda: real() + 3_600)
-    stopped = client.post("/graphql", json={"query": WORK}, headers=headers)
+    stopped = client.post("/graphql", json={"query": SLOW}, headers=headers)
     assert stopped.status_code == 503
     assert "time budget of 3000 ms" in stopped.get_json()["error"]["message"]
     assert app.extensions[REQUEST_ENGINE_EXTENSION].pool.checkedout() == 0
     monkeypatch.undo()
-    answered = client.post("/graphql", json={"query": WORK}, headers=headers)
+    answered = client.post("/graphql", json={"query": SLOW}, headers=headers)
     assert answered.status_code == 200
-    assert len(answered.get_json()["data"]["strains"]["items"]) == 100
+    assert len(answered.get_json()["data"]["strains"]["items"]) == 50
 
 
 # --- variables are priced as execution coerces them -------------------------------------------
@@ -422,7 +479,7 @@ FLOAT_LIMITS = (
 
 @pytest.mark.parametrize("written", ["100", "100.0", "1e2", "1.0e+2"])
 def test_a_limit_variable_is_priced_at_the_value_execution_uses_however_it_is_written(
-    client, api_keys: dict, written: str
+    client, api_keys: dict, work, written: str
 ) -> None:
     # JSON numbers written as floats coerce to the Int 100, which execution then uses.
     body = (
@@ -437,8 +494,15 @@ def test_a_limit_variable_is_priced_at_the_value_execution_uses_however_it_is_wr
     error = _only_error(response.get_json())
     # The page: 1 + 100 items x (items 1, menu 1, strain 1 + the next level's 100 x (menu 1,
     # strain 1, its dispensaries 1 + the last level's 100 x (1 + name))).
-    estimate = 1 + 100 * (1 + 1 + 1 + 100 * (1 + 1 + 1 + 100 * 2))
-    assert estimate == 2_030_301
+    values = 1 + 100 * (1 + 1 + 1 + 100 * (1 + 1 + 1 + 100 * 2))
+    assert values == 2_030_301
+    # The list; the menus of 100 and then 10 ** 4 dispensaries, each item's strain asking for
+    # its 100 stockists: 100 strains, then 10 ** 4.
+    estimate = values + work.field("Query", "dispensaries", limit=100)
+    estimate += work.field("Dispensary", "menu", 100, limit=1)
+    estimate += work.field("Dispensary", "menu", 10**4, limit=1)
+    estimate += work.field("Strain", "dispensaries", 100, limit=100)
+    estimate += work.field("Strain", "dispensaries", 10**4, limit=100)
     assert error["message"] == _cost_error(estimate)
 
 
@@ -462,7 +526,8 @@ def test_a_type_name_variable_is_priced_for_each_value_given(gql) -> None:
             body["extensions"]["cost"]["requested"]
             == (literal[name]["extensions"]["cost"]["requested"])
         )
-    for body in literal.values():  # introspection is priced exactly: one per value
-        assert body["extensions"]["cost"]["requested"] == _values(body["data"]["__type"])
+    for body in literal.values():  # introspection is priced exactly: each value weighed
+        values = _values(body["data"]["__type"])
+        assert body["extensions"]["cost"]["requested"] == values * INTROSPECTION
     assert literal["Boolean"]["data"]["__type"]["fields"] is None
     assert len(literal["Query"]["data"]["__type"]["fields"]) == 11

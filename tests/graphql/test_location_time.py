@@ -363,15 +363,19 @@ def test_a_bad_strain_dispensaries_argument_nulls_the_strain(gql, session: Sessi
 
 
 def test_the_cost_estimate_counts_strain_dispensaries_as_a_list_of_its_limit(
-    gql, session: Session
+    gql, session: Session, work
 ) -> None:
     slug = most_listed_strain(session).slug
     body = gql(
         f'{{ strain(slug: "{slug}") {{ dispensaries(limit: 7, near: {{lat: 39.7, lng: -105}}) '
         "{ id price unit } } }"
     )
-    # 7 x (the dispensary 1 + id 1 + price 1 + unit 1); strain 1.
-    assert body["extensions"]["cost"]["requested"] == 1 + 7 * 4
+    # 7 x (the dispensary 1 + id 1 + price 1 + unit 1); strain 1. The work: the strain, its
+    # stockists around the point (50 miles), and the price and unit of each of the 7.
+    worked = work.field("Query", "strain", slug=slug)
+    worked += work.field("Strain", "dispensaries", limit=7, near={"lat": 39.7, "lng": -105})
+    worked += work.field("Dispensary", "price", 7) + work.field("Dispensary", "unit", 7)
+    assert body["extensions"]["cost"]["requested"] == 1 + 7 * 4 + worked
 
 
 @pytest.mark.usefixtures("speed_tricks")

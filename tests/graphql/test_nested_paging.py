@@ -157,7 +157,7 @@ def test_a_bad_nested_offset_is_a_400_with_rests_message(
     assert error["path"] == path
 
 
-def test_the_cost_estimate_does_not_change_with_offset(gql) -> None:
+def test_the_cost_estimate_does_not_change_with_offset(gql, work) -> None:
     query = (
         "{ dispensaries(limit: 3) { items { reviews(limit: 5%s) { date } "
         "menu(limit: 4%s) { name } deals(limit: 2%s) { id } } } }"
@@ -167,5 +167,8 @@ def test_the_cost_estimate_does_not_change_with_offset(gql) -> None:
     assert "errors" not in plain
     assert "errors" not in paged
     assert paged["extensions"]["cost"] == plain["extensions"]["cost"]
-    # 1 + 3 items x (1 + reviews 5 x 2 + menu 4 x 2 + deals 2 x 2)
-    assert plain["extensions"]["cost"]["requested"] == 1 + 3 * (1 + 10 + 8 + 4)
+    # 1 + 3 items x (1 + reviews 5 x 2 + menu 4 x 2 + deals 2 x 2), and the work: the list,
+    # and each relation called for its 3 dispensaries.
+    worked = work.field("Query", "dispensaries", limit=3)
+    worked += sum(work.field("Dispensary", name, 3) for name in ("reviews", "menu", "deals"))
+    assert plain["extensions"]["cost"]["requested"] == 1 + 3 * (1 + 10 + 8 + 4) + worked
