@@ -211,7 +211,11 @@ def test_the_cyclic_relation_query_is_refused_with_its_estimate(gql, validations
 def test_aliases_multiply_a_cost_that_passes_alone(gql) -> None:
     one = "strains(limit: 100) { items { dispensaries(limit: 100) { id } } }"
     alone = 1 + 100 * (1 + 100 * 2)  # 20,101
-    assert gql(f"{{ {one} }}")["extensions"]["cost"] == {"requested": alone, "budget": BUDGET}
+    assert gql(f"{{ {one} }}")["extensions"]["cost"] == {
+        "requested": alone,
+        "budget": BUDGET,
+        "charged": 21,  # one quota unit per started 1,000
+    }
     error = _only_error(gql(f"{{ a: {one} b: {one} }}"))
     assert error["message"] == _cost_error(2 * alone)
 
@@ -221,16 +225,17 @@ def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(g
         "query($n: Int = 5, $m: Int!) { dispensaries(limit: $n) { items { name "
         "menu(limit: $m) { name price } } } }"
     )
-    admitted = {
-        (3, 4): 1 + 3 * (1 + 1 + 4 * 3),  # 43
-        (None, 10): 1 + 5 * (1 + 1 + 10 * 3),  # 161: $n's default
-        (2, -7): 1 + 2 * (1 + 1 + 1 * 3),  # 11: below 1 counts one (the resolver refuses it)
-        (60, 100): 1 + 60 * (1 + 1 + 100 * 3),  # 18,121
+    admitted = {  # (estimate, quota units)
+        (3, 4): (1 + 3 * (1 + 1 + 4 * 3), 1),  # 43
+        (None, 10): (1 + 5 * (1 + 1 + 10 * 3), 1),  # 161: $n's default
+        (2, -7): (1 + 2 * (1 + 1 + 1 * 3), 1),  # 11: below 1 counts one (the resolver refuses it)
+        (60, 100): (1 + 60 * (1 + 1 + 100 * 3), 19),  # 18,121
     }
-    for (n, m), expected in admitted.items():
+    for (n, m), (expected, units) in admitted.items():
         variables = {"m": m} if n is None else {"n": n, "m": m}
         body = gql(query, variables)
-        assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}, (n, m)
+        cost = {"requested": expected, "budget": BUDGET, "charged": units}
+        assert body["extensions"]["cost"] == cost, (n, m)
     # 1 + 100 x (2 + 300); a menu limit of 500 is clamped to 100 as the resolver clamps it.
     for m in (100, 500):
         error = _only_error(gql(query, {"n": 100, "m": m, "unused": "x"}))
@@ -241,35 +246,36 @@ def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(g
 
 
 @pytest.mark.parametrize(
-    ("query", "requested"),
+    ("query", "requested", "charged"),
     [
         # strains 1, total 1, items 2, four fields of each 8.
-        (README_STRAINS, 12),
+        (README_STRAINS, 12, 1),
         # 1 + total 1 + 2 items x (1 + id name distance 3 + deals 1 x 4 + menu 1 x (1 + 2 +
         # strain 3) + law 4) = 2 + 2 x 18.
-        (README_NESTED, 38),
+        (README_NESTED, 38, 1),
         # 1 + 1 + 3 x (1 + 3 + deals 2 x 4 + law 3).
-        (EXAMPLE_QUERY, 47),  # the example the served GraphiQL page opens with
+        (EXAMPLE_QUERY, 47, 1),  # the example the served GraphiQL page opens with
         # 1 + 1 + 20 x (1 + id name 2 + deals 5 x 3 + menu 100 x (1 + 2 + strain 2) + law 2).
-        (BENCH_NESTED, 10_402),
+        (BENCH_NESTED, 10_402, 11),  # a unit per started 1,000
         # 56 laws x (1 + 2 fields): laws has no limit, so every record counts.
-        ("{ laws { state stateCode } }", 56 * 3),
+        ("{ laws { state stateCode } }", 56 * 3, 1),
     ],
     ids=["readme strains", "readme nested", "graphiql example", "bench nested page", "laws"],
 )
 def test_admitted_documents_report_their_cost_after_the_quota(
-    gql, query: str, requested: int
+    gql, query: str, requested: int, charged: int
 ) -> None:
     body = gql(query)
     assert "errors" not in body, body["errors"]
     assert list(body["extensions"]) == ["rateLimit", "cost"]
-    assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
+    cost = {"requested": requested, "budget": BUDGET, "charged": charged}
+    assert body["extensions"]["cost"] == cost
 
 
 def test_a_field_repeated_under_one_name_counts_once(gql) -> None:
     body = gql("{ laws { state state stateCode } laws { state } }")
     assert len(body["data"]["laws"]) == 56
-    assert body["extensions"]["cost"] == {"requested": 56 * 3, "budget": BUDGET}
+    assert body["extensions"]["cost"] == {"requested": 56 * 3, "budget": BUDGET, "charged": 1}
 
 
 def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
@@ -287,7 +293,12 @@ def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
 
     expected = sum(values(v) for v in body["data"].values())
     assert expected > 2_000
-    assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}
+    charged = (expected + 999) // 1_000  # a unit per started 1,000
+    assert body["extensions"]["cost"] == {
+        "requested": expected,
+        "budget": BUDGET,
+        "charged": charged,
+    }
 
 
 def test_a_budget_setting_moves_the_line(make_app, api_keys: dict) -> None:
@@ -297,7 +308,11 @@ def test_a_budget_setting_moves_the_line(make_app, api_keys: dict) -> None:
         headers = {"X-API-Key": api_keys["enterprise"]}
         return client.post("/graphql", json={"query": query}, headers=headers).get_json()
 
-    assert post(README_NESTED)["extensions"]["cost"] == {"requested": 38, "budget": 10_401}
+    assert post(README_NESTED)["extensions"]["cost"] == {
+        "requested": 38,
+        "budget": 10_401,
+        "charged": 1,
+    }
     error = _only_error(post(BENCH_NESTED))
     assert error["message"].startswith("Estimated query cost 10402 exceeds the budget of 10401: ")
 
@@ -340,7 +355,7 @@ def test_a_replayed_and_a_stored_result_keep_the_cost(
         '{ dispensaries(state: "CO", limit: 3) { total items { id deals(limit: 2) { title } } } }'
     )
     headers = {"X-API-Key": api_keys["enterprise"]}
-    cost = {"requested": 1 + 1 + 3 * (1 + 1 + 2 * 2), "budget": BUDGET}
+    cost = {"requested": 1 + 1 + 3 * (1 + 1 + 2 * 2), "budget": BUDGET, "charged": 1}
     first = client.post("/graphql", json={"query": query}, headers=headers)
     with count_statements(app) as seen:
         again = client.post("/graphql", json={"query": query}, headers=headers)
