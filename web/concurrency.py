@@ -1,10 +1,7 @@
-"""Heavy work in flight, bounded per key and over all keys (HEAVY_PER_KEY, HEAVY_TOTAL): a heavy
-request past either bound is refused at once with a 429, so that one key cannot hold every worker.
-
-With Redis quotas the slots are counted across workers in Redis: a sorted set per key and one for
-all keys, of request tokens scored by expiry, taken in one script call and freed by a teardown
-hook; a killed worker's slots lapse at their expiry. With memory:// quotas, or while Redis fails
-(a warning at most once a minute), each process counts its own (service.inflight).
+"""Heavy work in flight, bounded per key and over all keys (HEAVY_PER_KEY, HEAVY_TOTAL): past
+either bound a heavy request is refused at once with a 429. With Redis quotas the slots are
+request tokens in Redis sorted sets (one per key, one for all) scored by expiry, so a killed
+worker's slots lapse; otherwise, and while Redis fails, each process counts its own.
 """
 
 import secrets

@@ -10,11 +10,11 @@ Same limiter, strategy, storage and bucket as the hook (web.limits), so both dra
 :meth:`Quota.charge` declines (None) whenever the hook should decide instead: the quota is spent
 (the hook answers the 429), the storage is unreachable, or the limiter runs on its in-memory
 fallback (the hook notices Redis is back). Several units (a costly GraphQL document) are taken
-all or none. On Redis, a key with a large hourly limit takes its
-units in leases (at most a ``QUOTA_LEASE_SHARE``-th of the limit, dropped after
-``LEASE_MAX_AGE_S``): never over-granted, so the quota stays exact across workers, but a leased
-unit never used counts as spent and two workers' headers may differ by up to a lease. Free and
-pro keys, and the per-process memory storage, never lease. docs/performance.md has the figures.
+all or none. On Redis, a key with a large hourly limit takes its units in leases (at most a
+``QUOTA_LEASE_SHARE``-th of the limit, dropped after ``LEASE_MAX_AGE_S``): never over-granted,
+so the quota stays exact across workers, but a leased unit never used counts as spent and two
+workers' headers may differ by up to a lease. Free and pro keys, and the per-process memory
+storage, never lease. docs/performance.md has the figures.
 """
 
 import math
