@@ -25,15 +25,20 @@ __all__ = ["GRAPHQL_PATH", "init_graphql", "is_ide_request", "make_schema"]
 def init_graphql(app: Flask) -> None:
     """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
 
-    Operations need a key and are charged; the GraphiQL page (a GET without a query) is open.
-    The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and ``GRAPHQL_TIME_BUDGET_MS``;
+    Operations need a key and are charged by their cost; the GraphiQL page (a GET without a query)
+    is open. The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and
+    ``GRAPHQL_TIME_BUDGET_MS``, the cost of heavy work from ``GRAPHQL_HEAVY_COST``;
     with ``SPEED_TRICKS`` off the schema runs on Strawberry's own execution and the view keeps
     no result cache.
     """
     state = web_state(app)
     tricks = app.config["SPEED_TRICKS"]
     options: dict[str, Any] = {
-        "schema": make_schema(stock=not tricks, cost_budget=app.config["GRAPHQL_COST_BUDGET"]),
+        "schema": make_schema(
+            stock=not tricks,
+            cost_budget=app.config["GRAPHQL_COST_BUDGET"],
+            heavy_cost=app.config["GRAPHQL_HEAVY_COST"],
+        ),
         "limiter": state.limiter,
         "time_budget_ms": app.config["GRAPHQL_TIME_BUDGET_MS"],
         "version": state.version.get,

@@ -29,7 +29,8 @@ class Context:
     by_nodes: dict[tuple[int, ...], tuple[Any, Any]] = field(default_factory=dict)
     # time.monotonic() after which execution stops (deadline.py); None: no time budget.
     deadline: float | None = None
-    # {requested, budget} of the admitted document, set by the cost check (cost.py).
+    # {requested, budget} of the admitted document, set by the cost check (cost.py); "charged",
+    # its quota units, added once it is charged (admission.py).
     cost: dict[str, int] | None = None
     # The data's table sizes, which the cost check weighs rows read by (the view's, per data
     # version); by default those of an empty database.

@@ -1,11 +1,11 @@
 """What a document costs besides the values of its answer (cost_walk adds these to them).
 
-One unit is about what one value of an answer costs to complete. A field resolved by a function
-costs ``CALL`` per call and ``ARGUMENT`` per declared argument per call (converted at every
-call, defaults included); a field that runs a statement costs its ``statement`` once per request
-level (siblings share it); lists weigh the rows their statements read (:func:`rows_read`), from
-the live table sizes; introspection values cost ``INTROSPECTION`` each. The weights come from
-``bench/calibrate.py`` (docs/performance.md, "Pricing GraphQL").
+A value of an answer counts 1; work counts a unit for about the time two or three values take,
+so that a small document stays within 1,000 (one quota unit). A resolved field costs ``CALL``
+per call and ``ARGUMENT`` per declared argument per call (converted at every call); a field that
+runs a statement, its ``statement`` once per request level (siblings share it); a list, the rows
+its statements read (:func:`rows_read`) by the live table sizes; an introspection value,
+``INTROSPECTION``. The weights come from ``bench/calibrate.py`` (docs/performance.md).
 """
 
 import math
@@ -17,28 +17,28 @@ from typing import Any
 from service.dataset import TableSizes
 from service.places import DEFAULT_RADIUS_MILES, WIDE_BOX_SQUARE_DEGREES
 
-CALL = 15
-ARGUMENT = 10
-INTROSPECTION = 3
+CALL = 6
+ARGUMENT = 4
+INTROSPECTION = 2
 # Per row a list's statement reads: counted through an index; a candidate ranked (a distance,
 # a rating order, a window count); a candidate whose openings are probed; a row read and
 # dropped before the page (an offset); a stockist of each strain asked about.
-COUNTED = 0.05
-RANKED = 1.0
-OPEN = 1.0
-SKIPPED = 1.5
-STOCKIST = 3.0
+COUNTED = 0.02
+RANKED = 0.4
+OPEN = 0.4
+SKIPPED = 0.6
+STOCKIST = 1.2
 # Strains: per strain, each effect or flavor asked for (its trait index), and a test of every
 # strain's type, THC or CBD where no trait narrows them.
-TRAIT = 0.1
-SCANNED = 0.7
+TRAIT = 0.04
+SCANNED = 0.3
 TRAITS = ("effect", "effects", "flavor", "flavors")
 TESTED = ("type", "types", "thcMin", "thcMax", "cbdMin", "cbdMax")
 # A point's circle of this radius reads about every row (its bounding box's latitude band
 # spans most of the country), a smaller one proportionally fewer.
 WHOLE_RADIUS_MILES = 500.0
 # A search: the index query, ranking and the hits' rows.
-SEARCH = 3_000
+SEARCH = 1_200
 
 
 @dataclass(frozen=True)
@@ -50,9 +50,9 @@ class FieldWork:
     statement: int = 0
 
 
-ROOT_LIST = FieldWork(statement=500)
-ROOT_RECORD = FieldWork(statement=300)
-NESTED_LIST = FieldWork(statement=300)
+ROOT_LIST = FieldWork(statement=200)
+ROOT_RECORD = FieldWork(statement=120)
+NESTED_LIST = FieldWork(statement=120)
 # Every field resolved by a function, by (type, field); the others are read as attributes.
 # tests/graphql/test_cost_work.py fails when a resolver of the schema is missing here.
 WORK: dict[tuple[str, str], FieldWork] = {
@@ -60,19 +60,19 @@ WORK: dict[tuple[str, str], FieldWork] = {
     ("Query", "search"): ROOT_LIST,
     ("Query", "laws"): ROOT_LIST,
     **{("Query", name): ROOT_RECORD for name in ("strain", "dispensary", "deal", "doctor", "law")},
-    ("Strain", "terpenes"): FieldWork(call=20, statement=300),
+    ("Strain", "terpenes"): FieldWork(call=8, statement=120),
     ("Strain", "dispensaries"): NESTED_LIST,
     ("Dispensary", "deals"): NESTED_LIST,
-    ("Dispensary", "menu"): FieldWork(call=30, statement=300),
+    ("Dispensary", "menu"): FieldWork(call=12, statement=120),
     ("Dispensary", "reviews"): NESTED_LIST,
-    ("Dispensary", "law"): FieldWork(call=5, statement=300),
-    ("Dispensary", "reviewCount"): FieldWork(call=5, statement=300),
+    ("Dispensary", "law"): FieldWork(call=2, statement=120),
+    ("Dispensary", "reviewCount"): FieldWork(call=2, statement=120),
     ("Dispensary", "isOpen"): FieldWork(),
     ("Dispensary", "nextChange"): FieldWork(),
-    ("Dispensary", "price"): FieldWork(statement=300),
-    ("Dispensary", "unit"): FieldWork(statement=300),
-    ("Deal", "dispensary"): FieldWork(call=60, statement=300),
-    ("Doctor", "law"): FieldWork(call=5, statement=300),
+    ("Dispensary", "price"): FieldWork(statement=120),
+    ("Dispensary", "unit"): FieldWork(statement=120),
+    ("Deal", "dispensary"): FieldWork(call=25, statement=120),
+    ("Doctor", "law"): FieldWork(call=2, statement=120),
 }
 
 

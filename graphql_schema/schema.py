@@ -16,6 +16,7 @@ from web.settings import WebSettings
 from .accel.budgets import DeadlineExecution, core_schema
 from .accel.direct import install_direct_resolvers
 from .accel.execution import plain_field_execution
+from .admission import admission
 from .arguments import (
     Categories,
     Category,
@@ -331,21 +332,26 @@ class ApiSchema(strawberry.Schema):
 
 
 def make_schema(
-    *, stock: bool = False, cost_budget: int = WebSettings.graphql_cost_budget
+    *,
+    stock: bool = False,
+    cost_budget: int = WebSettings.graphql_cost_budget,
+    heavy_cost: int = WebSettings.graphql_heavy_cost,
 ) -> strawberry.Schema:
     """Build the schema; extensions are classes or factories so no state is shared.
 
     Documents over the depth, alias, fragment-spread or cost limits (``cost``) are refused before
-    graphql-core validates them, and an operation stops at its time budget. The speed tricks of
-    ``accel`` (plain-field executor, direct resolver calls, work shared by a field's siblings) are
-    on unless ``stock=True``, which runs Strawberry's and graphql-core's own execution throughout
-    (bar the time budget's executor, ``accel/budgets.py``)."""
+    graphql-core validates them; an admitted one is charged by its cost and, from ``heavy_cost``
+    on, bounded in flight (``admission``) before it runs; an operation stops at its time budget.
+    The speed tricks of ``accel`` (plain-field executor, direct resolver calls, work shared by a
+    field's siblings) are on unless ``stock=True``, which runs Strawberry's and graphql-core's own
+    execution throughout (bar the time budget's executor, ``accel/budgets.py``)."""
     limits = DocumentLimits(cost_budget)
     schema = ApiSchema(
         query=Query,
         extensions=[
             RejectEmptySelectionSets,
             limits.extension,
+            admission(heavy_cost),
             lambda: MaxTokensLimiter(max_token_count=MAX_TOKENS),
             ParserCache,
             ValidationCache,

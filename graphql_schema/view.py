@@ -23,6 +23,7 @@ from web.limits import quota_snapshot
 from web.replay import mark_replayable
 from web.today import request_now, request_today
 
+from .admission import Refused
 from .context import Context
 from .deadline import OperationTimeout
 from .errors import ArgumentNames, shape_error
@@ -44,8 +45,10 @@ class ApiGraphQLView(GraphQLView[Context, None]):
     """Runs operations with a per-request Context and reports the caller's quota.
 
     Each operation has ``time_budget_ms`` from the start of the request; past it, execution stops
-    and the request ends with a 503 envelope. An admitted document's cost estimate is reported
-    in ``extensions.cost`` (from the CostLimits extension's results).
+    and the request ends with a 503 envelope. An admitted document's cost estimate and the quota
+    units it was charged are reported in ``extensions.cost`` (from the CostLimits extension's
+    results); one refused before it ran for its units or for heavy work in flight ends with a 429
+    envelope.
     """
 
     # One instance serves every request (it keeps only what __init__ sets, read-only after), so
@@ -123,13 +126,16 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         if quota is not None:
             cacheable = g.get("graphql_cacheable")
             if cacheable is not None:
-                mark_replayable(*cacheable, quota_in_body=quota)
+                units = cost.get("charged", 1) if isinstance(cost, dict) else 1
+                mark_replayable(*cacheable, quota_in_body=quota, units=units)
         return data
 
     def dispatch_request(self) -> Any:
         refuse_unclear_request(request, self._parse)
         try:
             return self.run(request=request)
+        except Refused as refused:
+            raise refused.error from None
         except OperationTimeout:
             raise TimeBudgetExceeded(
                 f"the GraphQL operation ran past its time budget of {self._time_budget_ms} ms "

@@ -26,6 +26,16 @@ class NotFound(ServiceError):
     code = 404
 
 
+class TooManyRequests(ServiceError):
+    """Refused for now (quota or work in flight); the client may retry in ``retry_after`` s."""
+
+    code = 429
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class TimeBudgetExceeded(ServiceError):
     """A GraphQL operation ran past its time budget and was stopped (the worker is free)."""
 

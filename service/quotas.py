@@ -26,3 +26,11 @@ def hourly_limit(key: Tiered) -> int:
 def limit_string(key: Tiered) -> str:
     """Return the quota in the ``N per hour`` notation rate limiters understand."""
     return f"{hourly_limit(key)} per hour"
+
+
+COST_PER_UNIT = 1_000  # a GraphQL document costs one unit per started 1,000 of its estimate
+
+
+def units_for_cost(cost: int) -> int:
+    """Return the quota units a request of estimated ``cost`` is charged: at least 1."""
+    return max(1, -(-cost // COST_PER_UNIT))

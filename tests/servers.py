@@ -168,8 +168,9 @@ def flask_serve(tmp: Path, env: Mapping[str, str]) -> Iterator[Running]:
 
 
 def nginx_config(tmp: Path, *, port: int, upstream_port: int) -> str:
-    """A whole nginx.conf around the repository's logging.conf and proxy.conf, included as
-    they are: the upstream is gunicorn on ``upstream_port``, logs go to stdout and stderr."""
+    """A whole nginx.conf around the repository's logging.conf, limits.conf and proxy.conf,
+    included as they are: the upstream is gunicorn on ``upstream_port``, logs go to stdout and
+    stderr."""
     temp_paths = "\n".join(
         f"    {kind}_temp_path {tmp / kind};"
         for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
@@ -184,6 +185,7 @@ events {{ worker_connections 256; }}
 http {{
 {temp_paths}
     include {NGINX_FILES / "logging.conf"};
+    include {NGINX_FILES / "limits.conf"};
     upstream cds_app {{ server 127.0.0.1:{upstream_port}; }}
     server {{
         listen 127.0.0.1:{port};

@@ -5,17 +5,20 @@ Both edges share them: HTTP-level failures on /graphql (401, 413, 429, 405) get 
 
 from typing import Any
 
-from flask import Flask, Response, current_app, jsonify, request
+from flask import Flask, Response, current_app, g, jsonify, request
 from flask_limiter import RateLimitExceeded
 from werkzeug.exceptions import HTTPException
 
 from service.errors import (
     UNAVAILABLE_MESSAGE,
     ServiceError,
+    TooManyRequests,
     is_database_unavailable,
 )
 
 from .links import public_link
+
+RETRY_AFTER = "retry_after"  # g attribute: the Retry-After of a refusal (web.http keeps it)
 
 
 def error_body(code: int, message: str, docs: str, param: str | None = None) -> dict[str, Any]:
@@ -70,6 +73,8 @@ def init_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def service_error(error: ServiceError) -> Response:
+        if isinstance(error, TooManyRequests):
+            setattr(g, RETRY_AFTER, error.retry_after)
         return error_response(error.code, error.message, param=error.param)
 
     @app.errorhandler(RateLimitExceeded)

@@ -3,7 +3,7 @@
 Each piece registers one after-request hook; web.pipeline decides their order.
 """
 
-from flask import Flask, Response
+from flask import Flask, Response, g
 from flask_compress import Compress
 from flask_cors import CORS
 
@@ -11,6 +11,7 @@ from service.errors import RETRY_AFTER_SECONDS
 
 from .auth import AUTHORIZATION
 from .auth import HEADER as KEY_HEADER
+from .errors import RETRY_AFTER
 from .request_id import HEADER as REQUEST_ID_HEADER
 
 EXPOSED_HEADERS = [
@@ -64,7 +65,8 @@ def init_retry_after(app: Flask) -> None:
     """Retry-After only where a client should wait: on a 429, or a 503 with the service's delay.
 
     web.pipeline runs this after the limiter's own after hook, which adds Retry-After (time to
-    quota reset) to every metered response.
+    quota reset) to every metered response: a refusal that said when to retry (a
+    service.errors.TooManyRequests) gets its own value back.
     """
 
     @app.after_request
@@ -73,4 +75,6 @@ def init_retry_after(app: Flask) -> None:
             response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         elif response.status_code != 429:
             response.headers.pop("Retry-After", None)
+        elif (wait := g.get(RETRY_AFTER)) is not None:
+            response.headers["Retry-After"] = str(wait)
         return response

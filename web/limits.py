@@ -7,14 +7,16 @@ counters per key and O(1) work per request on every storage, where a moving wind
 of up to ``limit`` timestamps per key and walks it in Redis.
 """
 
+import dataclasses
 import hashlib
 import time
 from functools import lru_cache
 
-from flask import Flask, current_app, g, request
+from flask import Flask, current_app, g, has_request_context, request
 from flask_limiter import ApplicationLimit, Limiter
 from limits import RateLimitItem, parse
 
+from service.errors import TooManyRequests
 from service.keys import KeyIdentity
 from service.quotas import limit_string
 
@@ -78,6 +80,11 @@ def _identify_request() -> str:
 def is_metered() -> bool:
     """True for requests that spend quota: by an authenticated key, on a metered route."""
     return g.get("api_key") is not None and request_policy().metered
+
+
+def in_metered_request() -> bool:
+    """True inside a request that spends quota (False outside any request)."""
+    return has_request_context() and is_metered()
 
 
 def _not_metered() -> bool:
@@ -196,3 +203,39 @@ def quota_headers(limiter: Limiter, *, held: int = 0) -> dict[str, str]:
         "X-RateLimit-Remaining": str(usage["remaining"]),
         "X-RateLimit-Reset": str(usage["reset"]),
     }
+
+
+def charge_more(units: int, *, what: str) -> None:
+    """Charge the current metered request ``units`` of its key's quota in all, of which the
+    request hook took one, through the same bucket; raise TooManyRequests, charging nothing more,
+    when the quota cannot cover them (``what`` names the request in the message)."""
+    extra = units - 1
+    if extra < 1 or not in_metered_request():
+        return
+    limiter: Limiter = current_app.extensions[LIMITER_EXTENSION]
+    api_key: KeyIdentity = g.api_key
+    charged = g.get(CHARGED)
+    quota = current_app.extensions.get(QUOTA_EXTENSION)
+    if charged is not None and quota is not None:
+        state = quota.charge(api_key, extra)  # a web.accel.quota.QuotaState
+        if state is not None:
+            setattr(g, CHARGED, state)
+            return
+    # The hook's own way (or the fallback storage the limiter turned to meanwhile).
+    item, identifiers = quota_item(api_key)
+    try:
+        admitted = limiter.limiter.hit(item, *identifiers, cost=extra)
+    except Exception as error:  # the storage failed since the hook: as the hook, fail open
+        current_app.logger.warning("quota storage unreachable (%s)", type(error).__name__)
+        return
+    if admitted:
+        if charged is not None:
+            remaining = max(0, charged.remaining - extra)
+            setattr(g, CHARGED, dataclasses.replace(charged, remaining=remaining))
+        return
+    usage = usage_of(limiter, api_key, held=held_units(api_key))
+    raise TooManyRequests(
+        f"{what} costs {units} quota units and this API key has {usage['remaining']} left: it "
+        "was not run (the request cost 1 unit); wait for the time in Retry-After, or ask for less",
+        retry_after=max(1, usage["reset"] - int(time.time())),
+    )

@@ -16,6 +16,7 @@ from .accel.limiter_hooks import skip_when_charged
 from .accel.quota import init_quota
 from .accel.replay import init_replay_store
 from .auth import init_auth
+from .concurrency import init_concurrency
 from .conditional import init_conditional
 from .http import init_compression, init_cors, init_nosniff, init_retry_after
 from .limits import FailedAuthThrottle, init_limits
@@ -72,6 +73,10 @@ def _quota(app: Flask, state: WebState) -> None:
     init_quota(app, state.quota)
 
 
+def _concurrency(app: Flask, state: WebState) -> None:
+    init_concurrency(app, state.heavy)
+
+
 def _limiter(app: Flask, state: WebState) -> None:
     init_limits(app, state.limiter)
     if state.speed_tricks:
@@ -101,6 +106,9 @@ PIPELINE: tuple[Stage, ...] = (
     Stage("conditional", _conditional, frozenset({BEFORE, AFTER})),
     # Charges an admitted request ahead of the limiter, whose hooks then skip it.
     Stage("quota", _quota, frozenset({BEFORE, AFTER}), trick=True),
+    # Frees the slot a heavy request held (taken by the GraphQL edge once it knows the cost),
+    # however the request ended.
+    Stage("concurrency", _concurrency, frozenset({TEARDOWN})),
     # Innermost: Flask-Limiter's own hooks (the 429, its headers, its in-memory fallback).
     Stage("limiter", _limiter, frozenset({BEFORE, AFTER, TEARDOWN})),
 )

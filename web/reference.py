@@ -51,9 +51,11 @@ ERROR_DOCS = {
     ),
     429: (
         "Rate Limited",
-        "The key's hourly quota is used up, or there were too many failed key attempts from "
-        "this address.",
-        "Wait for the seconds in Retry-After, then retry with exponential backoff.",
+        "The key's hourly quota is used up (or cannot cover a GraphQL document's units), the key "
+        "already has a heavy GraphQL document in flight, this address has too many requests in "
+        "flight, or there were too many failed key attempts from it; the message says which.",
+        "Wait for the seconds in Retry-After, then retry with exponential backoff. For a heavy "
+        "GraphQL document, send the next one when the previous one has finished.",
     ),
     431: (
         "Request Header Fields Too Large",

@@ -14,16 +14,18 @@ from flask import g
 class ReplayMark:
     """Set on ``g`` by an edge: this request's 200 may be stored under ``version`` and ``day``.
 
-    ``quota_in_body``: the quota the body reports, which a replay replaces with the current one.
+    ``quota_in_body``: the quota the body reports, which a replay replaces with the current one;
+    ``units``: what the request was charged, and a replay of it is charged again.
     """
 
     version: int
     day: date
     quota_in_body: dict[str, int] | None = None
+    units: int = 1
 
 
 def mark_replayable(
-    version: int, day: date, *, quota_in_body: dict[str, int] | None = None
+    version: int, day: date, *, quota_in_body: dict[str, int] | None = None, units: int = 1
 ) -> None:
     """Let the current request's 200 response be stored for replay (see :class:`ReplayMark`)."""
-    g.replay_mark = ReplayMark(version, day, quota_in_body)
+    g.replay_mark = ReplayMark(version, day, quota_in_body, units)

@@ -12,6 +12,7 @@ from typing import Any
 from flask import Flask
 
 from service.config import ConfigError, Settings, positive_int, url_setting, whole_number
+from service.inflight import default_heavy_total
 
 STORAGE_SCHEMES = ("memory", "redis", "rediss", "valkey")
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -40,6 +41,12 @@ class WebSettings:
     # GraphQL: stop an operation still running this many milliseconds after its request arrived
     # (503).
     graphql_time_budget_ms: int = 3_000
+    # GraphQL: a document whose cost estimate is at least this is heavy work (web.concurrency).
+    graphql_heavy_cost: int = 10_000
+    # Heavy requests in flight at once across all workers: per key, and over all keys (by
+    # default half the workers, WEB_CONCURRENCY or one per core, at least 1).
+    heavy_per_key: int = 1
+    heavy_total: int = 1
     # Proxies in front of the app whose X-Forwarded-For is trusted (0: use the peer address).
     trusted_proxy_hops: int = 0
     # /metrics is served only when this is set, to requests sending it as a Bearer token.
@@ -72,6 +79,9 @@ class WebSettings:
             graphql_time_budget_ms=positive_int(
                 env, "GRAPHQL_TIME_BUDGET_MS", cls.graphql_time_budget_ms
             ),
+            graphql_heavy_cost=positive_int(env, "GRAPHQL_HEAVY_COST", cls.graphql_heavy_cost),
+            heavy_per_key=positive_int(env, "HEAVY_PER_KEY", cls.heavy_per_key),
+            heavy_total=positive_int(env, "HEAVY_TOTAL", _default_heavy_total(env)),
             trusted_proxy_hops=whole_number(env, "TRUSTED_PROXY_HOPS", 0),
             metrics_token=_token(env, "METRICS_TOKEN"),
             public_base_url=_base_url(env, "PUBLIC_BASE_URL"),
@@ -97,6 +107,9 @@ def configure(app: Flask, overrides: Mapping[str, Any] | None) -> None:
         QUOTA_LEASE_SHARE=web.quota_lease_share,
         GRAPHQL_COST_BUDGET=web.graphql_cost_budget,
         GRAPHQL_TIME_BUDGET_MS=web.graphql_time_budget_ms,
+        GRAPHQL_HEAVY_COST=web.graphql_heavy_cost,
+        HEAVY_PER_KEY=web.heavy_per_key,
+        HEAVY_TOTAL=web.heavy_total,
         TRUSTED_PROXY_HOPS=web.trusted_proxy_hops,
         METRICS_TOKEN=web.metrics_token,
         PUBLIC_BASE_URL=web.public_base_url,
@@ -119,6 +132,11 @@ def configure(app: Flask, overrides: Mapping[str, Any] | None) -> None:
 def page_cache_bytes(app: Flask) -> int:
     """The byte budget of each per-worker response cache (``PAGE_CACHE_MB``)."""
     return int(app.config["PAGE_CACHE_MB"]) * 1024 * 1024
+
+
+def _default_heavy_total(env: Mapping[str, str]) -> int:
+    """Half the gunicorn workers: WEB_CONCURRENCY as gunicorn.conf.py reads it, else the cores."""
+    return default_heavy_total(positive_int(env, "WEB_CONCURRENCY", os.cpu_count() or 1))
 
 
 def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:

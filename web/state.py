@@ -12,6 +12,7 @@ from service.dataset import data_version
 from .accel.quota import Quota
 from .accel.replay import StoredResponse
 from .caching import Expiring, KeyCache, PageCache
+from .concurrency import EXPIRY_MARGIN_S, HeavyWork
 from .db import request_connection
 from .limits import LIMITER_EXTENSION, QUOTA_EXTENSION, make_limiter
 from .observability import RequestRecorder
@@ -28,6 +29,8 @@ class WebState:
     # replays and GraphQL results agree on the version.
     key_cache: KeyCache
     version: Expiring[int]
+    # Heavy requests in flight, per key and in total (web.concurrency).
+    heavy: HeavyWork
     # Speed tricks only (None without them): charging ahead of the limiter, stored responses.
     quota: Quota | None
     replays: PageCache[StoredResponse] | None
@@ -44,6 +47,12 @@ def make_state(app: Flask) -> WebState:
         limiter=limiter,
         key_cache=KeyCache(ttl_s),
         version=Expiring(ttl_s, lambda: data_version(request_connection())),
+        heavy=HeavyWork(
+            limiter,
+            per_key=app.config["HEAVY_PER_KEY"],
+            total=app.config["HEAVY_TOTAL"],
+            hold_s=app.config["GRAPHQL_TIME_BUDGET_MS"] / 1000 + EXPIRY_MARGIN_S,
+        ),
         quota=Quota(limiter, lease_share=app.config["QUOTA_LEASE_SHARE"]) if tricks else None,
         replays=PageCache(page_cache_bytes(app), size_of=lambda stored: stored.size)
         if tricks

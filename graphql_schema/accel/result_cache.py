@@ -17,6 +17,7 @@ from strawberry.http import GraphQLRequestData
 from strawberry.types import ExecutionResult
 
 from web.caching import PageCache, cache_key
+from web.limits import charge_more
 
 from ..context import Context
 from ..view import ApiGraphQLView
@@ -29,8 +30,9 @@ PRIVATE_API = (
 
 class CachingGraphQLView(ApiGraphQLView):
     """Results without errors are kept by data version, day, method, document, variables and
-    operation name (the data only changes with a seed or import), with the document's cost;
-    such responses are marked replayable (``web.replay``). A result that read the request's
+    operation name (the data only changes with a seed or import), with the document's cost; an
+    answer from here is charged the units the first one was (it holds no slot of heavy work),
+    and such responses are marked replayable (``web.replay``). A result that read the request's
     minute (``web.today.request_now``: opening hours "now") is answered again only within that
     minute, as the replay store does."""
 
@@ -58,6 +60,7 @@ class CachingGraphQLView(ApiGraphQLView):
             if until is not None and context.now().timestamp() >= until:
                 cached = None
             else:
+                _charge_as_first(cost)
                 result = ExecutionResult(data=data, errors=None, extensions={"cost": cost})
         if cached is None:
             result = super().execute_single(
@@ -69,6 +72,15 @@ class CachingGraphQLView(ApiGraphQLView):
         if tag is not None and version is not None and not result.errors:
             g.graphql_cacheable = (version, context.today)
         return result
+
+
+def _charge_as_first(cost: dict[str, int] | None) -> None:
+    """Charge a cached answer the units its first answer cost (429 when they are not left)."""
+    if cost is not None:
+        requested = cost["requested"]
+        charge_more(
+            cost.get("charged", 1), what=f"this GraphQL document (estimated cost {requested:,})"
+        )
 
 
 def _until(context: Context) -> float | None:

@@ -126,3 +126,54 @@ def test_usage_agrees_with_the_headers_of_the_request_before_it_while_leasing(
 def _identity(app: Flask, key: str) -> KeyIdentity:
     with app.extensions["cds.sessions"]() as db:
         return keys.authenticate(db, key)
+
+
+def test_several_units_are_taken_all_or_none_and_never_beyond_the_limit(
+    make_app, redis_server
+) -> None:
+    apps = [_redis_app(make_app, redis_server) for _ in range(2)]
+    limiter = apps[0].extensions[LIMITER_EXTENSION]
+    workers = [Quota(app.extensions[LIMITER_EXTENSION], clock=Clock()) for app in apps]
+    admitted = 0
+    for n in range(3_000):  # leasing single units and costly documents of 7, on both workers
+        units = 7 if n % 3 == 0 else 1
+        if workers[n % 2].charge(BIG, units) is not None:
+            admitted += units
+    held = sum(worker.held(BIG) for worker in workers)
+    spent = 5_000 - usage_of(limiter, BIG)["remaining"]
+    assert spent == admitted + held  # every unit Redis counts was admitted or is leased
+    assert spent == 5_000
+    assert admitted > 5_000 - 2 * 7 - 2 * 5  # at most a short tail and two leases unused
+    # Past the limit a costly document is refused whole: nothing of it is taken.
+    assert workers[0].charge(BIG, 7) is None
+    assert usage_of(limiter, BIG)["remaining"] == 0
+
+
+def test_several_units_come_from_a_live_lease_first(make_app, redis_server, redis_commands) -> None:
+    app = _redis_app(make_app, redis_server)
+    quota = Quota(app.extensions[LIMITER_EXTENSION], clock=Clock())
+    for _ in range(20):  # busy: the key soon holds a lease of several units
+        quota.charge(BIG)
+        if quota.held(BIG) >= 2:
+            break
+    held = quota.held(BIG)
+    assert held >= 2
+    sent = redis_commands(app)
+    state = quota.charge(BIG, held)
+    assert sent == []  # served from the lease
+    assert quota.held(BIG) == 0
+    assert state is not None
+    assert state.remaining == usage_of(app.extensions[LIMITER_EXTENSION], BIG)["remaining"]
+    # More than the lease holds: the lease's units and the rest from Redis, in one call.
+    for _ in range(20):
+        quota.charge(BIG)
+        if quota.held(BIG) >= 1:
+            break
+    before = usage_of(app.extensions[LIMITER_EXTENSION], BIG)["remaining"]
+    held = quota.held(BIG)
+    calls = len(sent)
+    state = quota.charge(BIG, held + 3)
+    assert sent[calls:] == ["EVALSHA"]
+    assert quota.held(BIG) == 0
+    assert state is not None
+    assert state.remaining == before - 3

@@ -19,6 +19,7 @@ from app import REQUEST_ENGINE_EXTENSION
 from graphql_schema.cost import MAX_SPREADS
 from graphql_schema.graphiql import EXAMPLE_QUERY
 from service import keys
+from service.quotas import units_for_cost
 from web.db import SESSIONS_EXTENSION
 
 from .costs import INTROSPECTION
@@ -237,7 +238,8 @@ def test_aliases_multiply_a_cost_that_passes_alone(gql, work) -> None:
     alone = 1 + 50 * (1 + 100 * 2)  # 10,051 values
     alone += work.field("Query", "strains", limit=50)
     alone += work.field("Strain", "dispensaries", 50, limit=100)
-    assert gql(f"{{ {one} }}")["extensions"]["cost"] == {"requested": alone, "budget": BUDGET}
+    cost = {"requested": alone, "budget": BUDGET, "charged": units_for_cost(alone)}
+    assert gql(f"{{ {one} }}")["extensions"]["cost"] == cost
     error = _only_error(gql(f"{{ a: {one} b: {one} }}"))
     assert error["message"] == _cost_error(2 * alone)
 
@@ -260,7 +262,8 @@ def test_a_variable_limit_sets_the_estimate_and_its_default_applies_without_it(g
     for (n, m), expected in admitted.items():
         variables = {"m": m} if n is None else {"n": n, "m": m}
         body = gql(query, variables)
-        assert body["extensions"]["cost"] == {"requested": expected, "budget": BUDGET}, (n, m)
+        cost = {"requested": expected, "budget": BUDGET, "charged": units_for_cost(expected)}
+        assert body["extensions"]["cost"] == cost, (n, m)
     # 1 + 100 x (2 + 300); a menu limit of 500 is clamped to 100 as the resolver clamps it.
     for m in (100, 500):
         error = _only_error(gql(query, {"n": 100, "m": m, "unused": "x"}))
@@ -322,14 +325,17 @@ def test_admitted_documents_report_their_cost_after_the_quota(
     body = gql(query)
     assert "errors" not in body, body["errors"]
     assert list(body["extensions"]) == ["rateLimit", "cost"]
-    assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
+    # A quota unit per started 1,000.
+    cost = {"requested": requested, "budget": BUDGET, "charged": -(-requested // 1_000)}
+    assert body["extensions"]["cost"] == cost
 
 
 def test_a_field_repeated_under_one_name_counts_once(gql, work) -> None:
     body = gql("{ laws { state state stateCode } laws { state } }")
     assert len(body["data"]["laws"]) == 56
     requested = 56 * 3 + work.field("Query", "laws")
-    assert body["extensions"]["cost"] == {"requested": requested, "budget": BUDGET}
+    cost = {"requested": requested, "budget": BUDGET, "charged": units_for_cost(requested)}
+    assert body["extensions"]["cost"] == cost
 
 
 def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
@@ -339,7 +345,9 @@ def test_graphiqls_introspection_is_counted_exactly(gql) -> None:
     assert "errors" not in body
     values = sum(_values(v) for v in body["data"].values())
     assert values > 2_000
-    assert body["extensions"]["cost"] == {"requested": values * INTROSPECTION, "budget": BUDGET}
+    requested = values * INTROSPECTION
+    cost = {"requested": requested, "budget": BUDGET, "charged": units_for_cost(requested)}
+    assert body["extensions"]["cost"] == cost
 
 
 def test_a_budget_setting_moves_the_line(make_app, api_keys: dict, gql) -> None:
@@ -352,7 +360,8 @@ def test_a_budget_setting_moves_the_line(make_app, api_keys: dict, gql) -> None:
         headers = {"X-API-Key": api_keys["enterprise"]}
         return client.post("/graphql", json={"query": query}, headers=headers).get_json()
 
-    assert post(README_NESTED)["extensions"]["cost"] == {"requested": small, "budget": budget}
+    cost = {"requested": small, "budget": budget, "charged": units_for_cost(small)}
+    assert post(README_NESTED)["extensions"]["cost"] == cost
     error = _only_error(post(BENCH_NESTED))
     assert error["message"].startswith(
         f"Estimated query cost {nested} exceeds the budget of {budget}: "
@@ -398,7 +407,8 @@ def test_a_replayed_and_a_stored_result_keep_the_cost(
     )
     headers = {"X-API-Key": api_keys["enterprise"]}
     requested = 1 + 1 + 3 * (1 + 1 + 2 * 2) + work.field("Query", "dispensaries", state="CO")
-    cost = {"requested": requested + work.field("Dispensary", "deals", 3), "budget": BUDGET}
+    requested += work.field("Dispensary", "deals", 3)
+    cost = {"requested": requested, "budget": BUDGET, "charged": units_for_cost(requested)}
     first = client.post("/graphql", json={"query": query}, headers=headers)
     with count_statements(app) as seen:
         again = client.post("/graphql", json={"query": query}, headers=headers)

@@ -82,3 +82,16 @@ def test_free_and_pro_keys_take_single_units(
     states = [quota.charge(pro) for _ in range(5)]
     assert [s.remaining for s in states] == [999, 998, 997, 996, 995]
     assert taken == [1] * 5
+
+
+def test_several_units_are_taken_whole_or_not_at_all(
+    memory_app: Flask, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    taken = _count_takes(memory_app, monkeypatch)
+    quota = Quota(memory_app.extensions[LIMITER_EXTENSION], clock=Clock())
+    small = KeyIdentity(id=9102, tier="enterprise", hourly_limit=10)
+    states = [quota.charge(small, 4) for _ in range(3)]
+    assert [s.remaining if s else None for s in states] == [6, 2, None]
+    assert quota.charge(small, 2) is not None  # the refused 4 took nothing
+    assert quota.charge(small) is None
+    assert taken == [4, 4, 4, 2, 1]

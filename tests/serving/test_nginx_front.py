@@ -4,7 +4,8 @@ gunicorn's sync workers give each connection a worker from its first byte to its
 clients that never finish their headers take every worker. Through nginx, which reads each
 request whole before passing it on, 20 such clients leave a normal request unaffected; aimed at
 gunicorn directly, the same 20 make it wait past the second this test grants (the contrast
-shows the test can fail). Skipped, saying why, where nginx is not installed.
+shows the test can fail). One address with more requests in flight than nginx allows gets the
+API's 429 envelope at once. Skipped, saying why, where nginx is not installed.
 """
 
 import contextlib
@@ -26,6 +27,7 @@ from web.reference import ERROR_DOCS
 
 SLOW_CLIENTS = 20
 PATIENCE_S = 1.0  # a normal request must be answered within this
+CONNECTIONS_PER_ADDRESS = 16  # deploy/nginx/proxy.conf's limit_conn
 
 
 @dataclass
@@ -363,7 +365,7 @@ def test_the_path_of_nginx_s_414_page_is_the_app_s_for_a_client(
 def test_every_envelope_nginx_writes_is_json_linking_a_documented_error() -> None:
     config = (NGINX_FILES / "proxy.conf").read_text()
     bodies = [json.loads(found) for found in re.findall(r"return \d+ '(.*)';", config)]
-    assert sorted(body["error"]["code"] for body in bodies) == [413, 414, 431, 503]
+    assert sorted(body["error"]["code"] for body in bodies) == [413, 414, 429, 431, 503]
     for body in bodies:
         code = body["error"]["code"]
         assert code in ERROR_DOCS
@@ -371,3 +373,78 @@ def test_every_envelope_nginx_writes_is_json_linking_a_documented_error() -> Non
             "success": False,
             "error": {**body["error"], "docs": f"/docs/errors#error-{code}"},
         }
+
+
+class StallingUpstream:
+    """Stands in for busy gunicorn workers: reads each request, answers only once released (the
+    readiness probe's /docs/errors at once)."""
+
+    def __init__(self) -> None:
+        self.arrived = threading.Semaphore(0)
+        self.release = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self.port = self._listener.getsockname()[1]
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(client,), daemon=True).start()
+
+    def _answer(self, client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            client.settimeout(10)
+            head = b""
+            while b"\r\n\r\n" not in head and (chunk := client.recv(65536)):
+                head += chunk
+            if not head.startswith(b"GET /docs/errors"):
+                self.arrived.release()
+                self.release.wait(10)
+            client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+
+    def close(self) -> None:
+        self.release.set()
+        self._listener.close()
+
+
+def test_nginx_refuses_requests_past_its_limit_per_address_with_the_api_envelope(
+    tmp_path: Path,
+) -> None:
+    upstream = StallingUpstream()
+    opened: list[socket.socket] = []
+    try:
+        with nginx(tmp_path, upstream.port) as front:
+            for number in range(CONNECTIONS_PER_ADDRESS):
+                sock = socket.create_connection(("127.0.0.1", front.port), timeout=5)
+                opened.append(sock)
+                sock.sendall(f"GET /api/v1/laws/CA?n={number} HTTP/1.1\r\nHost: h\r\n\r\n".encode())
+            for _ in range(CONNECTIONS_PER_ADDRESS):  # all in flight, waiting for a worker
+                assert upstream.arrived.acquire(timeout=5)
+            head = "GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+            with socket.create_connection(("127.0.0.1", front.port), timeout=5) as sock:
+                sock.sendall(head.encode())
+                reply = b"".join(iter(lambda: sock.recv(65536), b""))
+            upstream.release.set()
+            served = [int(sock.recv(65536).split(b" ", 2)[1]) for sock in opened]
+    finally:
+        upstream.close()
+        for sock in opened:
+            sock.close()
+    headers, _, body = reply.partition(b"\r\n\r\n")
+    lines = headers.split(b"\r\n")
+    assert lines[0] == b"HTTP/1.1 429 Too Many Requests"
+    assert b"Content-Type: application/json" in lines
+    assert b"Retry-After: 1" in lines
+    assert json.loads(body) == {
+        "success": False,
+        "error": {
+            "code": 429,
+            "message": "too many requests in flight from this address (at most 16 at a time); "
+            "retry when one finishes",
+            "docs": "/docs/errors#error-429",
+        },
+    }
+    assert served == [200] * CONNECTIONS_PER_ADDRESS  # the ones in flight were served

@@ -38,6 +38,10 @@ def test_environment_values_override_defaults(tmp_path: Path) -> None:
         ("LOG_LEVEL", "chatty"),
         ("QUOTA_LEASE_SHARE", "-1"),
         ("SPEED_TRICKS", "fast"),
+        ("GRAPHQL_HEAVY_COST", "0"),
+        ("HEAVY_PER_KEY", "one"),
+        ("HEAVY_TOTAL", "-2"),
+        ("WEB_CONCURRENCY", "0"),  # read for HEAVY_TOTAL's default
     ],
 )
 def test_an_unusable_value_fails_naming_the_variable(tmp_path: Path, name: str, value: str) -> None:
@@ -60,3 +64,24 @@ def test_blank_values_fall_back_to_defaults(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("value", "expected"), [("", True), ("on", True), (" OFF ", False)])
 def test_speed_tricks_are_on_unless_switched_off(value: str, expected: bool) -> None:
     assert WebSettings.from_env({"SPEED_TRICKS": value}).speed_tricks is expected
+
+
+def test_heavy_work_defaults_to_one_per_key_and_half_the_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert WebSettings.from_env({"WEB_CONCURRENCY": "4"}).heavy_total == 2
+    assert WebSettings.from_env({"WEB_CONCURRENCY": "1"}).heavy_total == 1
+    monkeypatch.setattr("os.cpu_count", lambda: 6)
+    web = WebSettings.from_env({})
+    assert (web.graphql_heavy_cost, web.heavy_per_key, web.heavy_total) == (10_000, 1, 3)
+
+
+def test_heavy_work_bounds_come_from_the_environment() -> None:
+    environ = {
+        "GRAPHQL_HEAVY_COST": "8000",
+        "HEAVY_PER_KEY": "2",
+        "HEAVY_TOTAL": "3",
+        "WEB_CONCURRENCY": "16",
+    }
+    web = WebSettings.from_env(environ)
+    assert (web.graphql_heavy_cost, web.heavy_per_key, web.heavy_total) == (8_000, 2, 3)

@@ -24,7 +24,7 @@ AFTER = [
     "quota",
     "limiter",
 ]
-TEARDOWN = ["limiter"]
+TEARDOWN = ["concurrency", "limiter"]
 TRICKS = {"replay_store", "quota"}  # stages left out with SPEED_TRICKS off
 
 

@@ -29,7 +29,9 @@ def test_with_speed_tricks_off_flask_and_its_extensions_run_as_shipped(make_app)
     assert _from_accel(app) == []
     limiter = app.extensions[LIMITER_EXTENSION]
     assert app.before_request_funcs[None][-1] == limiter._check_request_limit
-    assert app.teardown_request_funcs[None] == [limiter._Limiter__release_context]
+    teardown = app.teardown_request_funcs[None]
+    assert teardown[-1] == limiter._Limiter__release_context
+    assert [hook.__name__ for hook in teardown[:-1]] == ["release_heavy_slot"]
     names = [getattr(hook, "__name__", None) for hook in app.after_request_funcs[None]]
     assert "cors_after_request" in names  # flask-cors's own hook
     assert QUOTA_EXTENSION not in app.extensions  # the limiter's hook charges every request

@@ -9,11 +9,12 @@ arithmetic of ``SlidingWindowCounterRateLimiter.get_window_stats`` is repeated i
 Same limiter, strategy, storage and bucket as the hook (web.limits), so both draw from one quota.
 :meth:`Quota.charge` declines (None) whenever the hook should decide instead: the quota is spent
 (the hook answers the 429), the storage is unreachable, or the limiter runs on its in-memory
-fallback (the hook notices Redis is back). On Redis, a key with a large hourly limit takes its
-units in leases (at most a ``QUOTA_LEASE_SHARE``-th of the limit, dropped after
-``LEASE_MAX_AGE_S``): never over-granted, so the quota stays exact across workers, but a leased
-unit never used counts as spent and two workers' headers may differ by up to a lease. Free and
-pro keys, and the per-process memory storage, never lease. docs/performance.md has the figures.
+fallback (the hook notices Redis is back). Several units (a costly GraphQL document) are taken
+all or none. On Redis, a key with a large hourly limit takes its units in leases (at most a
+``QUOTA_LEASE_SHARE``-th of the limit, dropped after ``LEASE_MAX_AGE_S``): never over-granted,
+so the quota stays exact across workers, but a leased unit never used counts as spent and two
+workers' headers may differ by up to a lease. Free and pro keys, and the per-process memory
+storage, never lease. docs/performance.md has the figures.
 """
 
 import math
@@ -46,13 +47,14 @@ PRIVATE_API = (
 )
 
 # limits' acquire_sliding_window.lua over the same keys, changed to grant up to ARGV[3] units
-# (as many as the window has left) and to return the window it decided on, so that the caller
-# needs no second round trip to read it: {granted, previous count, previous TTL in ms, current
-# count, current TTL in ms}.
+# (as many as the window has left, none if that is fewer than ARGV[4]) and to return the window
+# it decided on, so that the caller needs no second round trip to read it: {granted, previous
+# count, previous TTL in ms, current count, current TTL in ms}.
 TAKE_SCRIPT = """
 local limit = tonumber(ARGV[1])
 local expiry = tonumber(ARGV[2]) * 1000
 local wanted = tonumber(ARGV[3])
+local least = tonumber(ARGV[4]) or 1
 
 local current_ttl = tonumber(redis.call('pttl', KEYS[2]))
 if current_ttl > 0 and current_ttl < expiry then
@@ -70,7 +72,7 @@ if current_ttl <= 0 then current_ttl = 0 end
 
 local weighted = math.floor(previous_count * previous_ttl / expiry) + current_count
 local granted = math.min(wanted, limit - weighted)
-if granted <= 0 then
+if granted < least then
     return {0, previous_count, previous_ttl, current_count, current_ttl}
 end
 if redis.call('exists', KEYS[2]) == 1 then
@@ -152,8 +154,9 @@ class Quota:
         self._lock = threading.Lock()
         self._scripts: dict[int, Script] = {}
 
-    def charge(self, api_key: KeyIdentity) -> QuotaState | None:
-        """Spend one request of ``api_key``'s quota; the state after it, or None (see above)."""
+    def charge(self, api_key: KeyIdentity, units: int = 1) -> QuotaState | None:
+        """Spend ``units`` of ``api_key``'s quota, all or none; the state after them, or None
+        (see above)."""
         strategy = self._limiter.limiter
         storage = strategy.storage
         if storage is not self._limiter.storage or not isinstance(
@@ -165,17 +168,19 @@ class Quota:
         if isinstance(storage, RedisStorage):
             cap = item.amount // self._lease_share if self._lease_share else 0
 
-            def take(wanted: int) -> tuple[int, float, int]:
-                granted, window = self._take(storage, item, key, wanted)
+            def take(wanted: int, least: int) -> tuple[int, float, int]:
+                granted, window = self._take(storage, item, key, wanted, least)
                 return (granted, *window_stats(item, window, time.time()))
 
         else:
             cap = 0  # no leases without Redis: a unit taken and never used would be burnt
 
-            def take(wanted: int) -> tuple[int, float, int]:
+            def take(wanted: int, least: int) -> tuple[int, float, int]:
                 return _take_in_process(strategy, item, identifiers, wanted)
 
         try:
+            if units > 1:
+                return self._charge_several(item, key, take, units)
             return self._charge(item, key, take, cap)
         except Exception:  # each storage raises its own errors; the hook logs and falls back
             return None
@@ -194,10 +199,10 @@ class Quota:
         self,
         item: RateLimitItem,
         key: str,
-        take: Callable[[int], tuple[int, float, int]],
+        take: Callable[[int, int], tuple[int, float, int]],
         cap: int,
     ) -> QuotaState | None:
-        """One unit for ``key``: from its lease when one is held, else ``take(wanted)`` from
+        """One unit for ``key``: from its lease when one is held, else ``take(wanted, 1)`` from
         the storage, which returns (units granted, window reset, remaining after them); a new
         lease is sized to about ``LEASE_SECONDS`` of the key's traffic here, at most ``cap``."""
         now = self._clock()
@@ -209,7 +214,7 @@ class Quota:
                     return QuotaState(item.amount, lease.remaining + lease.left, lease.reset)
             else:
                 lease = None
-        granted, reset, remaining = take(_lease_size(cap, lease, now, LEASE_SECONDS))
+        granted, reset, remaining = take(_lease_size(cap, lease, now, LEASE_SECONDS), 1)
         if granted == 0:
             return None
         state = QuotaState(item.amount, remaining + granted - 1, reset_second(reset))
@@ -219,11 +224,47 @@ class Quota:
             )
         return state
 
+    def _charge_several(
+        self,
+        item: RateLimitItem,
+        key: str,
+        take: Callable[[int, int], tuple[int, float, int]],
+        units: int,
+    ) -> QuotaState | None:
+        """``units`` for ``key``, all or none: what its live lease holds first, the rest from the
+        storage (never more than the window has left, so never beyond the limit)."""
+        now = self._clock()
+        with self._lock:
+            lease = self._leases.get(key)
+            if (
+                lease is None
+                or lease.limit != item.amount
+                or now - lease.taken_at >= LEASE_MAX_AGE_S
+            ):
+                lease = None
+            from_lease = min(lease.left, units) if lease is not None else 0
+            if lease is not None:
+                lease.left -= from_lease  # reserved; given back if the storage refuses the rest
+                if from_lease == units:
+                    return QuotaState(item.amount, lease.remaining + lease.left, lease.reset)
+        needed = units - from_lease
+        granted, reset, remaining = take(needed, needed)
+        with self._lock:
+            if granted < needed:
+                if lease is not None:
+                    lease.left += from_lease
+                return None
+            held = 0
+            if lease is not None:
+                lease.remaining = remaining
+                held = lease.left
+        return QuotaState(item.amount, remaining + held, reset_second(reset))
+
     def _take(
-        self, storage: RedisStorage, item: RateLimitItem, key: str, wanted: int
+        self, storage: RedisStorage, item: RateLimitItem, key: str, wanted: int, least: int
     ) -> tuple[int, Window]:
-        """Take up to ``wanted`` units in one script call (EVALSHA; redis-py loads the script
-        if the server does not know it)."""
+        """Take up to ``wanted`` units, none if fewer than ``least`` are left, in one script
+        call (EVALSHA; redis-py loads the script if the server does not know it)."""
         script = self._scripts.get(id(storage))
         if script is None:
             script = self._scripts[id(storage)] = storage.get_connection().register_script(
@@ -231,7 +272,7 @@ class Quota:
             )
         previous = storage.prefixed_key(storage._previous_window_key(key))
         current = storage.prefixed_key(storage._current_window_key(key))
-        raw = script(keys=[previous, current], args=[item.amount, item.get_expiry(), wanted])
+        raw = script(keys=[previous, current], args=[item.amount, item.get_expiry(), wanted, least])
         return int(raw[0]), (
             int(raw[1]),
             max(0.0, float(raw[2])) / 1000,

@@ -9,7 +9,8 @@ A marked 200 (web.replay) is stored once finished (every after hook has run) und
 depends on: data version, day, the normalized request and the headers it varies by
 (Accept-Encoding, Origin, Content-Type). The lane answers a stored read again only for a GET or
 POST without If-None-Match, with a key this worker verified within ``STATE_TTL_MS``, a data
-version as fresh, and a quota that admits it; anything else goes to Flask untouched. X-Request-ID,
+version as fresh, and a quota that admits the units the first answer cost; anything else goes to
+Flask untouched. X-Request-ID,
 the X-RateLimit-* headers and a GraphQL body's ``extensions.rateLimit`` are made fresh. An answer
 about the current minute (opening hours "now") is answered again only within that minute.
 """
@@ -66,6 +67,8 @@ class StoredResponse:
     # An answer about the current minute (it read web.today.request_now): the epoch second at
     # which that minute ends, and with it the answer's life.
     until: float | None = None
+    # Quota units the first answer cost (a GraphQL document's, by its cost); a replay costs as many.
+    units: int = 1
 
     @property
     def size(self) -> int:
@@ -136,14 +139,16 @@ def _stored(response: Response, mark: ReplayMark) -> StoredResponse | None:
     body = response.get_data()
     route = request.url_rule.rule if request.url_rule else ""
     if mark.quota_in_body is None:
-        return StoredResponse(route, headers, body)
+        return StoredResponse(route, headers, body, units=mark.units)
     if response.headers.get("Content-Encoding"):
         return None  # the quota inside a compressed body cannot be replaced
     quota = quota_json(mark.quota_in_body)
     at = body.rfind(quota)
     if at < 0:
         return None
-    return StoredResponse(route, headers, body[:at], after_quota=body[at + len(quota) :])
+    return StoredResponse(
+        route, headers, body[:at], after_quota=body[at + len(quota) :], units=mark.units
+    )
 
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
@@ -228,7 +233,7 @@ class ReplayLane:
         stored = self._cache.get(replay_key(request_, version, date.today(), body))
         if stored is None or (stored.until is not None and time.time() >= stored.until):
             return None
-        quota = self._quota.charge(identity)
+        quota = self._quota.charge(identity, stored.units)
         if quota is None:
             return None
         return stored, request_, identity.id, quota
