@@ -284,21 +284,6 @@ def weekly_spans(hours: Mapping[str, str]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans))
 
 
-def steady_moments(zones: Iterable[str], at: datetime) -> dict[str, int] | None:
-    """Seconds after the local Monday 00:00 at the aware instant ``at`` in each zone, or None
-    when an offset change is near in any of them. Away from a change a zone's wall clock is the
-    instant shifted by one offset, so a place is open exactly when its moment lies in one of
-    its :func:`weekly_spans`; near one, :func:`open_state` maps each opening on its own."""
-    instant = int(at.timestamp() // 1)
-    moments = {}
-    for zone in zones:
-        _wall, into_week, steady = _moment(zone, instant)
-        if not steady:
-            return None
-        moments[zone] = into_week
-    return moments
-
-
 class WeekClock(NamedTuple):
     """A zone's wall clock at an instant, against the wall times of its week (seconds after the
     Monday 00:00 of the instant's week): a wall time ``w`` has come by then when ``w <= early``
