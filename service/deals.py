@@ -73,7 +73,7 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
     ]
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)  # 8 sets of filters, each with no open key or one of a few
 def _listing(compared: tuple[str, ...], open_key: open_sql.OpenKey | None = None) -> Listing:
     # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
     # the dispensaries' indexes and sorted, where walking the expiry index would read every

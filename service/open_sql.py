@@ -21,7 +21,6 @@ from sqlalchemy import (
     String,
     bindparam,
     case,
-    false,
     literal_column,
     or_,
     select,
@@ -142,8 +141,9 @@ def _by_zone(zones: tuple[str, ...], name: str) -> Any:
 
 def open_where(key: OpenKey) -> ColumnElement[bool]:
     """``Dispensary`` (in the statement) is open at the instant whose ``key`` and params it got."""
-    if not key.zones:
-        return false()  # no zone listed: no spans either (data loaded before they existed)
+    if not key.zones:  # no zone listed: no spans either (data loaded before they existed)
+        never: ColumnElement[bool] = Dispensary.id.is_(None)  # false() folds a whole AND away
+        return never
     opened = _shifted_open(key) if key.weeks else _steady_open(key.zones)
     listed = [_text(zone) for zone in key.zones]
     unknown = select(DispensaryTimeZone.name).where(DispensaryTimeZone.name.not_in(listed))
@@ -179,8 +179,7 @@ def _shifted_open(key: OpenKey) -> ColumnElement[bool]:
     ends after the earlier one (index range: ``starts``)."""
     early, late, split = (_by_zone(key.zones, name) for name in ("early", "late", "split"))
     low, high = _by_zone(key.zones, "low"), _by_zone(key.zones, "high")
-    span, before, after = (aliased(DispensaryOpenSpan) for _ in range(3))
-    week = _number(WEEK)
+    span = DispensaryOpenSpan
 
     def came(wall: Any) -> Any:
         """The wall time (seconds from the instant's Monday 00:00) has come at the instant."""
@@ -195,21 +194,8 @@ def _shifted_open(key: OpenKey) -> ColumnElement[bool]:
             came(span.starts + moved),
             ~came(span.ends + moved),
         ]
-        if key.seam:  # the opening, not its piece, decides (see _key)
-            begun = select(before.dispensary_id).where(
-                before.dispensary_id == span.dispensary_id,
-                before.ends == week,
-                ~came(before.starts + _number((weeks - 1) * WEEK)),
-            )
-            ended = select(after.dispensary_id).where(
-                after.dispensary_id == span.dispensary_id,
-                after.starts == _number(0),
-                came(after.ends + _number((weeks + 1) * WEEK)),
-            )
-            where += [
-                (span.starts > _number(0)) | ~begun.correlate_except(before).exists(),
-                (span.ends < week) | ~ended.correlate_except(after).exists(),
-            ]
+        if key.seam:
+            where += _whole_opening(span, came, weeks)
         found = select(span.dispensary_id).where(*where).exists()
         # The readings fall outside this week only for some zones, and only for an hour.
         if weeks > 0:
@@ -218,3 +204,24 @@ def _shifted_open(key: OpenKey) -> ColumnElement[bool]:
 
     opened: ColumnElement[bool] = or_(*(probe(weeks) for weeks in key.weeks))
     return opened
+
+
+def _whole_opening(span: Any, came: Callable[[Any], Any], weeks: int) -> list[Any]:
+    """``span`` (of the week ``weeks`` away) is open only if its whole opening is: an opening
+    cut at the week's end has begun when its piece up to the end has come, and not ended while
+    its piece from 0 has not (see _key: the gap may map the cut before the opening's start)."""
+    before, after, week = aliased(DispensaryOpenSpan), aliased(DispensaryOpenSpan), _number(WEEK)
+    begun = select(before.dispensary_id).where(
+        before.dispensary_id == span.dispensary_id,
+        before.ends == week,
+        ~came(before.starts + _number((weeks - 1) * WEEK)),
+    )
+    ended = select(after.dispensary_id).where(
+        after.dispensary_id == span.dispensary_id,
+        after.starts == _number(0),
+        came(after.ends + _number((weeks + 1) * WEEK)),
+    )
+    return [  # the zone is the row's, two levels up: correlate all but the piece looked up
+        (span.starts > _number(0)) | ~begun.correlate_except(before).exists(),
+        (span.ends < week) | ~ended.correlate_except(after).exists(),
+    ]

@@ -19,6 +19,7 @@ import pytest
 from sqlalchemy import Connection, event
 
 import service.hours
+from models import DispensaryOpenSpan, DispensaryTimeZone
 from models.db import make_engine
 from seed import Dataset, load_dataset
 from service import open_sql
@@ -554,5 +555,30 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_once_the_zones_are_stale(
         live = {d["public_id"] for d in dataset.deals if d["expires"] >= dataset.reference_day}
         assert moved_deals & live <= {row.public_id for row in deals}
         assert before  # the first answer was read with the zones of the first load
+    finally:
+        engine.dispose()
+
+
+def test_with_no_zones_listed_open_at_answers_an_empty_page(
+    tmp_path: Path, dataset: Dataset
+) -> None:
+    """A database migrated without running Python (``alembic upgrade --sql``) has neither
+    spans nor zones until its next load."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'bare.db'}")
+    at = datetime(2026, 12, 4, 20, 0, tzinfo=UTC)  # an evening: most shops are open
+    try:
+        load_dataset(engine, dataset)
+        with engine.begin() as conn:
+            conn.execute(DispensaryOpenSpan.__table__.delete())
+            conn.execute(DispensaryTimeZone.__table__.delete())
+        with engine.connect() as conn:
+            assert _key(conn, at) == open_sql.OpenKey(())
+            page = list_dispensaries(conn, DispensaryFilters.create(open_at=at), PageRequest())
+            deals = list_deals(
+                conn, DealFilters.create(open_at=at), PageRequest(), today=dataset.reference_day
+            )
+            everyone = list_dispensaries(conn, DispensaryFilters.create(), PageRequest())
+        assert (page.items, page.total, deals.items, deals.total) == ([], 0, [], 0)
+        assert everyone.total == len(dataset.dispensaries)
     finally:
         engine.dispose()
