@@ -133,8 +133,8 @@ class Review(Timestamped, Base):
 class DispensaryOpenSpan(Base):
     """One opening of a dispensary's week, as seconds after Monday 00:00 in its zone's wall
     time, cut at the week's end (service.hours.weekly_spans). Derived from ``hours`` by every
-    load, so that "open at this instant" is a SQL condition: away from an offset change, each
-    zone's moment of the week is known per request (service.hours.steady_moments)."""
+    load, so that "open at this instant" is a SQL condition: each zone's clock against the week
+    is worked out per request (service.hours.week_clocks)."""
 
     __tablename__ = "dispensary_open_spans"
     # The key holds every column, so a probe reads the key alone (no rowid table on SQLite);

@@ -6,7 +6,7 @@ from datetime import date, datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Date, Float, Integer, String, Subquery, bindparam, cast, func, select
+from sqlalchemy import Date, Float, Integer, Subquery, bindparam, func, select
 
 from models import Deal, Dispensary
 from models.db import AnySelect, Reader
@@ -16,7 +16,6 @@ from . import open_sql
 from .errors import NotFound
 from .filters import DealFilters
 from .geo import miles_sql
-from .hours import hours_from_text, open_state
 from .ids import DEAL_ID
 from .paging import (
     Listing,
@@ -74,16 +73,16 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
     ]
 
 
-@lru_cache(maxsize=16)
-def _listing(compared: tuple[str, ...], open_zones: tuple[str, ...] = ()) -> Listing:
+@lru_cache(maxsize=64)  # 8 sets of filters, each with no open key or one of a few
+def _listing(compared: tuple[str, ...], open_key: open_sql.OpenKey | None = None) -> Listing:
     # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
     # the dispensaries' indexes and sorted, where walking the expiry index would read every
     # active deal to find a small state's. Otherwise the expiry index gives the order (with
-    # ``open_zones`` each deal's dispensary is tested on the way: service.open_sql).
+    # ``open_key`` each deal's dispensary is tested on the way: service.open_sql).
     placed = "state" in compared or "city" in compared
     expires = sorted_per_row(Deal.expires) if placed else Deal.expires
-    if open_zones:
-        where = [*_where(compared), open_sql.open_where(open_zones)]
+    if open_key is not None:
+        where = [*_where(compared), open_sql.open_where(open_key)]
         return Listing.of(LISTED, where, (expires, Deal.id))
     return Listing.of(LISTED, _where(compared), (expires, Deal.id), count=_deals_count(compared))
 
@@ -101,20 +100,18 @@ def _deals_count(compared: tuple[str, ...]) -> AnySelect | None:
 
 @lru_cache(maxsize=64)
 def _candidates(
-    compared: tuple[str, ...], near: bool, *, timed: bool, open_zones: tuple[str, ...] = ()
+    compared: tuple[str, ...], near: bool, open_key: open_sql.OpenKey | None = None
 ) -> Any:
-    """The narrow rows a list chooses from, every filter but the clock applied (with
-    ``open_zones``, the clock too: service.open_sql): a point narrows the dispensaries by its
-    bounding box (the (lat, lng) index) and the exact distance decides."""
+    """The narrow rows a list chooses from, every filter applied (with ``open_key``, the clock
+    too: service.open_sql): a point narrows the dispensaries by its bounding box (the (lat, lng)
+    index) and the exact distance decides."""
     columns: list[Any] = [Deal.id, Deal.expires]
     where = _where(compared)
-    if open_zones:
-        where.append(open_sql.open_where(open_zones))
+    if open_key is not None:
+        where.append(open_sql.open_where(open_key))
     if near:
         columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
         where.append(near_where(Dispensary.lat, Dispensary.lng))
-    if timed:
-        columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
     found = select(*columns).where(*where).subquery("candidates")
     within = [found.c.distance <= bindparam("radius", type_=Float)] if near else []
     return found, within
@@ -128,9 +125,9 @@ def _order(columns: Any, sort: str) -> tuple[Any, ...]:
 
 @lru_cache(maxsize=64)
 def _ranked_listing(
-    compared: tuple[str, ...], near: bool, sort: str, open_zones: tuple[str, ...] = ()
+    compared: tuple[str, ...], near: bool, sort: str, open_key: open_sql.OpenKey | None = None
 ) -> Listing:
-    found, within = _candidates(compared, near, timed=False, open_zones=open_zones)
+    found, within = _candidates(compared, near, open_key)
 
     def listed(ranked: Subquery) -> AnySelect:
         distance = [ranked.c.distance] if near else []
@@ -141,19 +138,6 @@ def _ranked_listing(
         )
 
     return ranked_listing(found, within, lambda columns: _order(columns, sort), listed)
-
-
-@lru_cache(maxsize=64)
-def _timed_candidates(compared: tuple[str, ...], near: bool, sort: str) -> AnySelect:
-    found, within = _candidates(compared, near, timed=True)
-    return select(*found.c).where(*within).order_by(*_order(found.c, sort))
-
-
-@lru_cache(maxsize=1)
-def _by_ids_statement() -> AnySelect:
-    return select(Deal.id, *LISTED).where(
-        Deal.dispensary_id == Dispensary.id, Deal.id.in_(bindparam("ids", expanding=True))
-    )
 
 
 def list_deals(
@@ -176,12 +160,12 @@ def list_deals(
 
 
 def _shape_listing(
-    shape: tuple[tuple[str, ...], bool, str], zones: tuple[str, ...] = ()
+    shape: tuple[tuple[str, ...], bool, str], open_key: open_sql.OpenKey | None = None
 ) -> Listing:
-    """The statements of ``shape`` (filters, around a point, sort); with ``zones``, only the
+    """The statements of ``shape`` (filters, around a point, sort); with ``open_key``, only the
     deals whose dispensary is open (service.open_sql)."""
     compared, near, _sort = shape
-    return _ranked_listing(*shape, zones) if near else _listing(compared, zones)
+    return _ranked_listing(*shape, open_key) if near else _listing(compared, open_key)
 
 
 def _page(
@@ -207,31 +191,14 @@ def _open_page(
     page: PageRequest,
     at: datetime,
 ) -> Page[DealRow]:
-    """The candidates whose dispensary is open at ``at`` in its own zone: kept by the database
-    away from a change of offset (service.open_sql), else tested and paged in Python."""
+    """The candidates whose dispensary is open at ``at`` in its own zone, kept by the database
+    (service.open_sql)."""
     near = shape[1]
 
-    def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DealRow]:
-        return _page(db, _shape_listing(shape, zones), {**params, **moments}, page, near=near)
+    def in_sql(key: open_sql.OpenKey, clocks: dict[str, int]) -> Page[DealRow]:
+        return _page(db, _shape_listing(shape, key), {**params, **clocks}, page, near=near)
 
-    kept = open_sql.kept_open(db, at, in_sql)
-    if kept is not None:
-        return kept
-    opened = [
-        (row.id, row.distance if near else None)
-        for row in rows(db, _timed_candidates(*shape), params)
-        if open_state(hours_from_text(row.hours_text), row.timezone, at).is_open
-    ]
-    window = opened[page.offset : page.offset + page.limit]
-    listed = {
-        row[0]: row[1:]
-        for row in rows(db, _by_ids_statement(), {"ids": [id_ for id_, _ in window]})
-    }
-    items = [
-        DealRow(*listed[id_], distance=round(distance, 1) if distance is not None else None)  # type: ignore[misc]
-        for id_, distance in window
-    ]
-    return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
+    return open_sql.kept_open(db, at, in_sql)
 
 
 @lru_cache(maxsize=1)

@@ -11,10 +11,8 @@ from sqlalchemy import (
     ColumnElement,
     Float,
     Integer,
-    String,
     Subquery,
     bindparam,
-    cast,
     func,
     select,
 )
@@ -24,10 +22,9 @@ from models.db import AnySelect, Reader
 from models.expressions import in_subquery_once
 
 from . import open_sql
-from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_by_ids, listed_row
+from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_row
 from .filters import DispensaryFilters
 from .geo import miles_sql
-from .hours import OpenState, hours_from_text, open_state
 from .paging import (
     Listing,
     Page,
@@ -97,13 +94,6 @@ def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
     return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
 
 
-# Open now around a point within this many miles reads the candidates' listed columns at once
-# (a few rows, one statement); a wider circle reads narrow rows (the hours as text, compiled
-# once per distinct text), then the page's rows by id: in a dense city, a 25-mile circle holds
-# hundreds of candidates, whose listed columns cost more to read than the second statement.
-WHOLE_ROWS_WITHIN_MILES = 10.0
-
-
 class _Shape(NamedTuple):
     """What a list statement depends on, besides its bind parameters."""
 
@@ -111,16 +101,14 @@ class _Shape(NamedTuple):
     where: str | None  # "near", "box" or None
     stocking: bool  # only dispensaries whose menu has :strain_id
     sort: str
-    # Open at an instant, tested in SQL: each of these zones' moment of the week is
-    # :moment_<i> (service.open_sql).
-    open_zones: tuple[str, ...] = ()
+    # Open at an instant: the zones' clocks the condition is built for (service.open_sql).
+    open_key: open_sql.OpenKey | None = None
 
 
 @lru_cache(maxsize=128)
-def _candidates(shape: _Shape, *, timed: bool) -> Any:
-    """The narrow rows a list chooses from (id, name key, rating, distance with a point, and
-    with ``timed`` the hours as text and the zone): every filter but the clock applied, in the
-    list's order. A point narrows the rows through the (lat, lng) index by its bounding box and
+def _candidates(shape: _Shape) -> Any:
+    """The narrow rows a list chooses from (id, name key, rating, distance with a point): every
+    filter applied. A point narrows the rows through the (lat, lng) index by its bounding box and
     the exact great-circle distance decides (service.geo.miles_sql), computed once per row."""
     columns: list[Any] = [Dispensary.id, Dispensary.sort_key, Dispensary.rating]
     where: list[Any] = compared_conditions(shape.compared)
@@ -131,10 +119,8 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
         where.append(box_where(Dispensary.lat, Dispensary.lng))
     if shape.stocking:
         where.append(_stocking(near=shape.where == "near"))
-    if shape.open_zones:
-        where.append(open_sql.open_where(shape.open_zones))
-    if timed:
-        columns += [cast(Dispensary.hours, String).label("hours_text"), Dispensary.timezone]
+    if shape.open_key is not None:
+        where.append(open_sql.open_where(shape.open_key))
     near = select(*columns).where(*where).subquery("candidates")
     within = [near.c.distance <= bindparam("radius", type_=Float)] if shape.where == "near" else []
     return near, within
@@ -144,7 +130,7 @@ def _candidates(shape: _Shape, *, timed: bool) -> Any:
 def _ranked_listing(shape: _Shape) -> Listing:
     """One page of the candidates in the list's order, each with the count of all of them;
     only the page's rows are then joined for the listed columns."""
-    near, within = _candidates(shape, timed=False)
+    near, within = _candidates(shape)
 
     def listed(ranked: Subquery) -> AnySelect:
         distance = [ranked.c.distance] if shape.where == "near" else []
@@ -152,29 +138,6 @@ def _ranked_listing(shape: _Shape) -> Listing:
         return page.join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
 
     return ranked_listing(near, within, lambda columns: place_order(columns, shape.sort), listed)
-
-
-@lru_cache(maxsize=128)
-def _timed_candidates(shape: _Shape) -> AnySelect:
-    """Every candidate in order, with what the clock test needs (see _candidates)."""
-    near, within = _candidates(shape, timed=True)
-    return select(*near.c).where(*within).order_by(*place_order(near.c, shape.sort))
-
-
-@lru_cache(maxsize=64)
-def _timed_nearby(shape: _Shape) -> AnySelect:
-    """Around a point (a radius bounds the rows): every candidate in order with all its listed
-    columns and its distance, so that the page needs no second statement."""
-    columns = [*LISTED, Dispensary.sort_key, miles_sql(Dispensary.lat, Dispensary.lng)]
-    where = [*compared_conditions(shape.compared), near_where(Dispensary.lat, Dispensary.lng)]
-    if shape.stocking:
-        where.append(_stocking(near=True))
-    found = select(*columns[:-1], columns[-1].label("distance")).where(*where).subquery()
-    return (
-        select(*found.c)
-        .where(found.c.distance <= bindparam("radius", type_=Float))
-        .order_by(*place_order(found.c, shape.sort))
-    )
 
 
 def list_dispensaries(
@@ -239,44 +202,13 @@ def _ranked_page(
 def _open_page(
     db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
 ) -> Page[DispensaryRow]:
-    """The rows open at ``at`` in their own zones. Away from a change of offset the database
-    keeps them (service.open_sql) and pages them like any list; near one, the candidates'
-    hours are tested here and the page cut in Python, the listed columns read for the page's
-    rows only."""
+    """The rows open at ``at`` in their own zones, kept by the database (service.open_sql) and
+    paged like any list; whether each is open, and until when, is worked out for the page."""
 
-    def in_sql(zones: tuple[str, ...], moments: dict[str, int]) -> Page[DispensaryRow]:
-        opened = shape._replace(open_zones=zones)
-        return _ranked_page(db, opened, {**params, **moments}, page, at)
+    def in_sql(key: open_sql.OpenKey, clocks: dict[str, int]) -> Page[DispensaryRow]:
+        return _ranked_page(db, shape._replace(open_key=key), {**params, **clocks}, page, at)
 
-    kept = open_sql.kept_open(db, at, in_sql)
-    if kept is not None:
-        return kept
-    if shape.where == "near" and params["radius"] <= WHOLE_ROWS_WITHIN_MILES:
-        listed_columns = len(LISTED)
-        found: list[tuple[Any, OpenState]] = []
-        for row in rows(db, _timed_nearby(shape), params):
-            state = open_state(row.hours, row.timezone, at)
-            if state.is_open:
-                found.append((row, state))
-        items = [
-            listed_row(row[:listed_columns], row.distance, state=state)
-            for row, state in found[page.offset : page.offset + page.limit]
-        ]
-        return Page(items=items, total=len(found), limit=page.limit, offset=page.offset)
-    candidates = rows(db, _timed_candidates(shape), params)
-    near = shape.where == "near"
-    opened = []
-    for candidate in candidates:
-        state = open_state(hours_from_text(candidate.hours_text), candidate.timezone, at)
-        if state.is_open:
-            distance = candidate.distance if near else None
-            opened.append((candidate.id, distance, state))
-    window = opened[page.offset : page.offset + page.limit]
-    listed = {
-        row.id: row for row in rows(db, listed_by_ids(), {"ids": [id_ for id_, _, _ in window]})
-    }
-    items = [listed_row(listed[id_], distance, state=state) for id_, distance, state in window]
-    return Page(items=items, total=len(opened), limit=page.limit, offset=page.offset)
+    return open_sql.kept_open(db, at, in_sql)
 
 
 def _stocked(db: Reader, strain_id: int, items: list[DispensaryRow]) -> list[DispensaryRow]:

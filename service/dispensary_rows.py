@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, select
 from models import Dispensary
 from models.db import AnySelect, Reader
 
-from .hours import OpenState, open_state
+from .hours import open_state
 from .ids import DISPENSARY_ID
 from .paging import rows, rows_by_public_ids
 
@@ -84,14 +84,10 @@ class StockedRow(DispensaryRow):
 
 
 def listed_row(
-    columns: Sequence[Any],
-    distance: float | None,
-    at: datetime | None = None,
-    state: OpenState | None = None,
+    columns: Sequence[Any], distance: float | None, at: datetime | None = None
 ) -> DispensaryRow:
-    """A listed row; whether it is open is ``state``, or worked out for ``at`` when given."""
-    if at is not None:
-        state = open_state(columns[_HOURS_AT], columns[_ZONE_AT], at)
+    """A listed row; with ``at``, whether it is open then and until when."""
+    state = open_state(columns[_HOURS_AT], columns[_ZONE_AT], at) if at is not None else None
     return DispensaryRow(
         *columns,
         distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]

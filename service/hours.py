@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from .vocab import WEEKDAYS
@@ -190,17 +190,24 @@ def _offset_changes(name: str, year: int) -> tuple[int, ...]:
     return tuple(changes)
 
 
+def _nearest_change(name: str, instant: int) -> int | None:
+    """The change of the zone's offset nearest ``instant`` within 8 days either side, if any."""
+    first, last = (datetime.fromtimestamp(instant + d, UTC).year for d in (-_REACH, _REACH))
+    near = [
+        change
+        for year in range(first, last + 1)
+        for change in _offset_changes(name, year)
+        if abs(change - instant) <= _REACH
+    ]
+    return min(near, key=lambda change: abs(change - instant)) if near else None
+
+
 @lru_cache(maxsize=1024)
 def _moment(name: str, instant: int) -> tuple[int, int, bool]:
     """(wall seconds since the epoch, seconds since the local Monday 00:00, whether the zone's
     offset stays the same within 8 days either side) for ``instant`` in zone ``name``."""
     wall = instant + _offset(ZoneInfo(name), instant)
-    first, last = (datetime.fromtimestamp(instant + d, UTC).year for d in (-_REACH, _REACH))
-    steady = not any(
-        abs(change - instant) <= _REACH
-        for year in range(first, last + 1)
-        for change in _offset_changes(name, year)
-    )
+    steady = _nearest_change(name, instant) is None
     return wall, (wall + _MONDAY_SHIFT) % WEEK, steady
 
 
@@ -277,16 +284,39 @@ def weekly_spans(hours: Mapping[str, str]) -> tuple[tuple[int, int], ...]:
     return tuple(sorted(spans))
 
 
-def steady_moments(zones: Iterable[str], at: datetime) -> dict[str, int] | None:
-    """Seconds after the local Monday 00:00 at the aware instant ``at`` in each zone, or None
-    when an offset change is near in any of them. Away from a change a zone's wall clock is the
-    instant shifted by one offset, so a place is open exactly when its moment lies in one of
-    its :func:`weekly_spans`; near one, :func:`open_state` maps each opening on its own."""
+class WeekClock(NamedTuple):
+    """A zone's wall clock at an instant, against the wall times of its week (seconds after the
+    Monday 00:00 of the instant's week): a wall time ``w`` has come by then when ``w <= early``
+    if ``w < split``, else when ``w <= late``. Away from a change of offset ``early == late``,
+    the moment of the week; near one they are the instant read with the offsets before and
+    after the change, and ``split`` the first wall time zoneinfo maps with the offset after it."""
+
+    early: int
+    late: int
+    split: int
+
+
+@lru_cache(maxsize=1024)
+def _clock(name: str, instant: int) -> WeekClock:
+    wall, into_week, steady = _moment(name, instant)
+    change = None if steady else _nearest_change(name, instant)
+    if change is None:
+        return WeekClock(into_week, into_week, 0)
+    zone = ZoneInfo(name)
+    before, after = _offset(zone, change - 1), _offset(zone, change)
+    monday = wall - into_week
+    # A wall time w maps to w - before up to the change's later wall reading, then to w - after
+    # (both the spring gap and the repeated fall hour; see _wall_instant); w has come when its
+    # instant is at most ``instant``, that is w <= instant - monday + its offset.
+    return WeekClock(
+        instant - monday + before, instant - monday + after, change + max(before, after) - monday
+    )
+
+
+def week_clocks(zones: Iterable[str], at: datetime) -> dict[str, WeekClock]:
+    """Each zone's clock at the aware instant ``at`` (WeekClock): a place is open when one of
+    its openings has come and its end has not (service.open_sql tests :func:`weekly_spans`).
+    Only the nearest change counts: the tz database has no two within 7 days (1970-2100), too
+    far apart for the other to move a wall time near the instant across it."""
     instant = int(at.timestamp() // 1)
-    moments = {}
-    for zone in zones:
-        _wall, into_week, steady = _moment(zone, instant)
-        if not steady:
-            return None
-        moments[zone] = into_week
-    return moments
+    return {zone: _clock(zone, instant) for zone in zones}

@@ -1,25 +1,16 @@
-"""Whether a dispensary is open at an instant, as a SQL condition (away from offset changes).
+"""Whether a dispensary is open at an instant, as a SQL condition.
 
-Every load writes each dispensary's openings as spans of seconds after Monday 00:00 in its
-zone's wall time (models.DispensaryOpenSpan) and lists the zones (models.DispensaryTimeZone).
-A request works out each zone's moment of the week once (service.hours.steady_moments); a row
-is open when its last opening to start by its zone's moment is still open then.
-
-The zones are read once per database and reused: each statement also checks that no listed
-zone is missing from them, and finds no row otherwise; an empty answer rereads the zones read
-more than :data:`RECHECK_AFTER_S` ago and, if they changed (a load in between), runs again. So
-a load that brings a new zone is answered for within that time, the bound the web tier's
-caches keep (``STATE_TTL_MS``), and an empty answer costs no second statement while the zones
-are fresh. Near a change of offset, or with no zones listed (data loaded before the spans
-existed), :func:`kept_open` gives None and the lists test each row's hours in Python
-(service.hours.open_state) instead.
+Every load writes each dispensary's openings as wall-clock spans of its week and lists the zones
+(models.DispensaryOpenSpan, DispensaryTimeZone); a request reads each zone's clock once
+(service.hours.week_clocks) and the statement tests the row's spans against its zone's. The
+zones are read once per database and rechecked as :func:`kept_open` says (docs/performance.md).
 """
 
 import time
 from collections.abc import Callable
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 from weakref import WeakKeyDictionary
 
 from sqlalchemy import (
@@ -31,22 +22,38 @@ from sqlalchemy import (
     bindparam,
     case,
     literal_column,
+    or_,
     select,
 )
+from sqlalchemy.orm import aliased
 
 from models import Dispensary, DispensaryOpenSpan, DispensaryTimeZone
 from models.db import Reader, engine_of
 
-from .hours import steady_moments
+from .hours import WEEK, WeekClock, week_clocks
 from .paging import Page, rows
 
 T = TypeVar("T")
-Moments = tuple[tuple[str, ...], dict[str, int]]
 
-# Seconds after which an empty answer rereads the zones (see the module's docstring).
+# Each statement also checks that no listed zone is missing from the zones it was built for, and
+# finds no row otherwise; an empty answer rereads zones read more than this many seconds ago
+# and, if a load changed them, runs again. So a load that brings a new zone is answered for
+# within the bound the web tier's caches keep (STATE_TTL_MS), and an empty answer (open now at
+# night) costs no second statement while the zones are fresh.
 RECHECK_AFTER_S = 1.0
 # The zones last read from each database, with the time.monotonic() of that read.
 _ZONES: "WeakKeyDictionary[Engine, tuple[tuple[str, ...], float]]" = WeakKeyDictionary()
+
+
+class OpenKey(NamedTuple):
+    """What an open-at condition is built for: the listed zones (``zones[i]``'s clock is in the
+    parameters ending ``_<i>``); near a change of offset, the weeks whose spans may hold the
+    instant (-1, 0, 1: the week before, the instant's, the week after) and whether a gap maps
+    the week's end before the start of an opening cut there (``seam``)."""
+
+    zones: tuple[str, ...]
+    weeks: tuple[int, ...] = ()  # () away from a change: one probe per row
+    seam: bool = False
 
 
 @lru_cache(maxsize=1)
@@ -70,48 +77,84 @@ def _read_lately(db: Reader) -> bool:
     return known is not None and time.monotonic() - known[1] < RECHECK_AFTER_S
 
 
-def _moments(db: Reader, at: datetime, *, reread: bool = False) -> Moments | None:
+def _key(zones: tuple[str, ...], clocks: list[WeekClock]) -> OpenKey:
+    """Only what some zone's clock needs goes into the statement: each probe and check costs
+    every row, and PostgreSQL compiles a statement estimated dear enough (jit_above_cost),
+    which takes longer than running it here."""
+    if all(clock.early == clock.late for clock in clocks):
+        return OpenKey(zones)
+    lowest = min(min(clock.early, clock.late) for clock in clocks)
+    highest = max(max(clock.early, clock.late) for clock in clocks)
+    weeks = (-1,) * (lowest < 0) + (0,) + (1,) * (highest >= WEEK)
+    # A gap steps the instants back at ``split``: a piece of an opening cut at the week's end
+    # may then be open while the opening is not, only when the instant is within the gap's
+    # length after the change and the week's end lies between the two readings.
+    seam = any(
+        early < split <= late and early // WEEK != late // WEEK for early, late, split in clocks
+    )
+    return OpenKey(zones, weeks, seam)
+
+
+def _clocks(db: Reader, at: datetime, *, reread: bool = False) -> tuple[OpenKey, dict[str, int]]:
+    """The key of the zones' clocks at ``at``, and their values as parameters."""
     zones = _zones(db, reread=reread)
-    found = steady_moments(zones, at) if zones else None
-    if found is None:
-        return None
-    return zones, {f"moment_{i}": found[zone] for i, zone in enumerate(zones)}
+    found = week_clocks(zones, at)
+    clocks = [found[zone] for zone in zones]
+    key = _key(zones, clocks)
+    params = {}
+    for i, (early, late, split) in enumerate(clocks):
+        if not key.weeks:
+            params[f"moment_{i}"] = early
+            continue
+        low, high = sorted((early, late))
+        params.update(
+            {f"early_{i}": early, f"late_{i}": late, f"split_{i}": split}
+            | {f"low_{i}": low, f"high_{i}": high}
+        )
+    return key, params
 
 
 def kept_open(
-    db: Reader, at: datetime, run: Callable[[tuple[str, ...], dict[str, int]], Page[T]]
-) -> Page[T] | None:
-    """``run(zones, params)``: a page of a list statement built with :func:`open_where` for
-    ``zones`` and run with ``params`` besides its own; None where the hours must be tested in
-    Python."""
-    found = _moments(db, at)
-    if found is None:
-        return None
-    page = run(*found)
-    if page.items or _read_lately(db):
+    db: Reader, at: datetime, run: Callable[[OpenKey, dict[str, int]], Page[T]]
+) -> Page[T]:
+    """The page ``run(key, params)`` reads with a statement built on ``open_where(key)``."""
+    key, params = _clocks(db, at)
+    page = run(key, params)
+    if page.items or not key.zones or _read_lately(db):
         return page
-    fresh = _moments(db, at, reread=True)
-    if fresh is None:
-        return None
-    return page if fresh[0] == found[0] else run(*fresh)
+    fresh, fresh_params = _clocks(db, at, reread=True)
+    return page if fresh.zones == key.zones else run(fresh, fresh_params)
 
 
 def _text(zone: str) -> Any:
     """A zone's name written into the statement: zones are IANA names (service.geo validates
     each one a load writes), and a statement is built once per list of zones, so literals
-    spare binding two parameters per zone on every run."""
+    spare binding parameters per zone on every run."""
     return literal_column("'" + zone.replace("'", "''") + "'", String)
 
 
-def open_where(zones: tuple[str, ...]) -> ColumnElement[bool]:
-    """The dispensary (``Dispensary`` in the statement) is open at its zone's moment of the
-    week, ``:moment_<i>`` for ``zones[i]``, and no listed zone is missing from ``zones``. A
-    dispensary's openings never overlap, so its last one to start by the moment decides: one
-    index probe per row."""
-    moment: Any = case(
-        {_text(zone): bindparam(f"moment_{i}", type_=Integer) for i, zone in enumerate(zones)},
-        value=Dispensary.timezone,
-    )
+def _by_zone(zones: tuple[str, ...], name: str) -> Any:
+    """The row's zone's value of the parameters ``:<name>_<i>`` (a CASE on its zone)."""
+    values = {_text(zone): bindparam(f"{name}_{i}", type_=Integer) for i, zone in enumerate(zones)}
+    return case(values, value=Dispensary.timezone)
+
+
+def open_where(key: OpenKey) -> ColumnElement[bool]:
+    """``Dispensary`` (in the statement) is open at the instant whose ``key`` and params it got."""
+    if not key.zones:  # no zone listed: no spans either (data loaded before they existed)
+        never: ColumnElement[bool] = Dispensary.id.is_(None)  # false() folds a whole AND away
+        return never
+    opened = _shifted_open(key) if key.weeks else _steady_open(key.zones)
+    listed = [_text(zone) for zone in key.zones]
+    unknown = select(DispensaryTimeZone.name).where(DispensaryTimeZone.name.not_in(listed))
+    return opened & ~unknown.exists()
+
+
+def _steady_open(zones: tuple[str, ...]) -> ColumnElement[bool]:
+    """Away from a change of offset: the row's zone's moment of the week ``:moment_<i>`` lies in
+    one of its spans. A dispensary's spans never overlap, so its last one to start by the moment
+    decides: one index probe per row."""
+    moment = _by_zone(zones, "moment")
     span = DispensaryOpenSpan
     last_to_start = (
         select(span.ends)
@@ -120,7 +163,65 @@ def open_where(zones: tuple[str, ...]) -> ColumnElement[bool]:
         .limit(1)
         .scalar_subquery()
     )
-    listed = [_text(zone) for zone in zones]
-    unknown = select(DispensaryTimeZone.name).where(DispensaryTimeZone.name.not_in(listed))
-    opened: ColumnElement[bool] = (last_to_start > moment) & ~unknown.exists()
+    opened: ColumnElement[bool] = last_to_start > moment
     return opened
+
+
+def _number(value: int) -> Any:
+    """An integer written into the statement, in parentheses (``x - (-604800)``)."""
+    return literal_column(f"({value})", Integer)
+
+
+def _shifted_open(key: OpenKey) -> ColumnElement[bool]:
+    """Near a change of offset (service.hours.WeekClock): one of the row's spans, in one of
+    ``key.weeks``, has come and its end has not. Mapped to instants, spans the spring gap
+    touches may overlap, so each probe tests every span that starts by the later reading and
+    ends after the earlier one (index range: ``starts``)."""
+    early, late, split = (_by_zone(key.zones, name) for name in ("early", "late", "split"))
+    low, high = _by_zone(key.zones, "low"), _by_zone(key.zones, "high")
+    span = DispensaryOpenSpan
+
+    def came(wall: Any) -> Any:
+        """The wall time (seconds from the instant's Monday 00:00) has come at the instant."""
+        return wall <= case((wall < split, early), else_=late)
+
+    def probe(weeks: int) -> Any:
+        moved = _number(weeks * WEEK)
+        where = [
+            span.dispensary_id == Dispensary.id,
+            span.starts <= high - moved,
+            span.ends > low - moved,
+            came(span.starts + moved),
+            ~came(span.ends + moved),
+        ]
+        if key.seam:
+            where += _whole_opening(span, came, weeks)
+        found = select(span.dispensary_id).where(*where).exists()
+        # The readings fall outside this week only for some zones, and only for an hour.
+        if weeks > 0:
+            return (high >= moved) & found
+        return (low < _number(0)) & found if weeks < 0 else found
+
+    opened: ColumnElement[bool] = or_(*(probe(weeks) for weeks in key.weeks))
+    return opened
+
+
+def _whole_opening(span: Any, came: Callable[[Any], Any], weeks: int) -> list[Any]:
+    """``span`` (of the week ``weeks`` away) is open only if its whole opening is: an opening
+    cut at the week's end has begun when its piece up to the end has come, and not ended while
+    its piece from 0 has not (see _key: the gap may map the cut before the opening's start)."""
+    before, after, week = aliased(DispensaryOpenSpan), aliased(DispensaryOpenSpan), _number(WEEK)
+    begun = select(before.dispensary_id).where(
+        before.dispensary_id == span.dispensary_id,
+        before.ends == week,
+        ~came(before.starts + _number((weeks - 1) * WEEK)),
+    )
+    ended = select(after.dispensary_id).where(
+        after.dispensary_id == span.dispensary_id,
+        after.starts == _number(0),
+        came(after.ends + _number((weeks + 1) * WEEK)),
+    )
+    return [  # the zone is the row's, two levels up: correlate all but the piece looked up
+        (span.starts > _number(0)) | ~begun.correlate_except(before).exists(),
+        (span.ends < week) | ~ended.correlate_except(after).exists(),
+    ]

@@ -31,7 +31,7 @@ class _Shape(NamedTuple):
     compared: tuple[str, ...]
     where: str | None  # "near", "box" or None
     sort: str
-    open_zones: tuple[str, ...] = ()  # open at an instant, tested in SQL (service.open_sql)
+    open_key: open_sql.OpenKey | None = None  # open at an instant (service.open_sql)
 
 
 @lru_cache(maxsize=128)
@@ -55,8 +55,8 @@ def _select_stockists(shape: _Shape) -> AnySelect:
         where.append(near_where(Dispensary.lat, Dispensary.lng))
     elif shape.where == "box":
         where.append(box_where(Dispensary.lat, Dispensary.lng))
-    if shape.open_zones:
-        where.append(open_sql.open_where(shape.open_zones))
+    if shape.open_key is not None:
+        where.append(open_sql.open_where(shape.open_key))
     candidates = select(*columns).where(*where).subquery("candidates")
     rank = func.row_number().over(
         partition_by=candidates.c.strain_id, order_by=place_order(candidates.c, shape.sort)
@@ -102,21 +102,21 @@ def stockists_by_strain(
     at = when.instant(now) if when is not None else None
     near = where == "near"
 
-    def run(zones: tuple[str, ...], moments: dict[str, int]) -> Page[tuple[int, DispensaryRow]]:
-        statement = _select_stockists(shape._replace(open_zones=zones))
+    def run(
+        key: open_sql.OpenKey | None, clocks: dict[str, int]
+    ) -> Page[tuple[int, DispensaryRow]]:
+        statement = _select_stockists(shape._replace(open_key=key))
         listed = len(LISTED)
         pairs = [
             (row[0], listed_row(row[1 : listed + 1], row[listed + 1] if near else None, at))
-            for row in rows(db, statement, {**params, **moments})
+            for row in rows(db, statement, {**params, **clocks})
         ]
         return Page(items=pairs, total=len(pairs), limit=window.limit, offset=window.offset)
 
     if when is not None and at is not None and when.only_open:
         page = open_sql.kept_open(db, at, run)
-        if page is None:
-            raise RuntimeError("open near an offset change: not answered in SQL yet")
     else:
-        page = run((), {})
+        page = run(None, {})
     for strain_id, row in page.items:
         found[strain_id].append(row)
     return found

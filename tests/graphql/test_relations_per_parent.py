@@ -55,6 +55,7 @@ STOCKIST_ARGUMENTS = (
     "openNow: false",
     'openAt: "2026-12-04T18:00:00-07:00"',
     'openAt: "2026-12-04T18:00:00-07:00", sort: RATING_DESC, offset: 1',
+    'openAt: "2026-03-08T09:15:00-08:00"',  # days from a change of UTC offset
     "sort: RATING",
     "limit: 3, offset: 2",
 )

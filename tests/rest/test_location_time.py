@@ -15,7 +15,6 @@ from flask import Flask
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import service.dispensary_lists
 import web.accel.replay
 import web.today
 from models import Dispensary, Doctor, MenuItem
@@ -472,17 +471,3 @@ def test_where_to_buy_an_unknown_strain_is_a_404(api) -> None:
         _error(api, "/api/v1/strains/no-such-strain/dispensaries", lat="95", lng="0")["param"]
         == "lat"
     )
-
-
-def test_open_at_around_a_point_gives_the_same_page_whichever_way_the_rows_are_read(
-    api, monkeypatch: pytest.MonkeyPatch, busiest: Dispensary
-) -> None:
-    params = {"lat": busiest.lat, "lng": busiest.lng, "radius": 90, "open_at": FRIDAY_EVENING}
-    # Every radius within the threshold: the candidates' listed columns in one statement.
-    monkeypatch.setattr(service.dispensary_lists, "WHOLE_ROWS_WITHIN_MILES", 500.0)
-    at_once = _walk(api, "/api/v1/dispensaries", **params)
-    # Every radius over the threshold: narrow rows first, then the page's rows by id.
-    monkeypatch.setattr(service.dispensary_lists, "WHOLE_ROWS_WITHIN_MILES", 0.0)
-    in_two_steps = _walk(api, "/api/v1/dispensaries", **params)
-    assert in_two_steps == at_once
-    assert at_once

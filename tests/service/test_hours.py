@@ -8,7 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.hours import DAY, OpenState, hours_from_text, open_state, parse_span, weekly_spans
+from service.hours import (
+    DAY,
+    OpenState,
+    hours_from_text,
+    open_state,
+    parse_span,
+    week_clocks,
+    weekly_spans,
+)
 from service.vocab import WEEKDAYS
 
 LA = "America/Los_Angeles"
@@ -319,3 +327,32 @@ def test_the_weeks_openings_are_cut_at_its_end_for_the_database() -> None:
     )
     assert weekly_spans(dict.fromkeys(WEEKDAYS, "0:00-24:00")) == ((0, 7 * DAY),)
     assert weekly_spans({}) == ()
+
+
+# -- week_clocks: when a wall time has come, for the database ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("zone", "change"),
+    [
+        (LA, _utc(2026, 3, 8, 10)),
+        (LA, _utc(2026, 11, 1, 9)),
+        ("Australia/Lord_Howe", _utc(2026, 4, 4, 15)),  # half an hour back
+        ("Pacific/Apia", _utc(2011, 12, 30, 10)),  # a day skipped
+        ("Asia/Gaza", _utc(2053, 4, 5, 12)),  # between two changes a fortnight apart
+    ],
+)
+def test_a_week_clock_says_a_wall_time_has_come_as_zoneinfo_maps_it(
+    zone: str, change: datetime
+) -> None:
+    tz = ZoneInfo(zone)
+    for step in range(-36, 37):
+        at = change + timedelta(minutes=40 * step)
+        early, late, split = week_clocks([zone], at)[zone]
+        wall = at.astimezone(tz).replace(tzinfo=None)
+        monday = datetime.combine(wall.date() - timedelta(days=wall.weekday()), time(0))
+        for quarter in range(-4 * 60, 4 * 60):  # 60 hours either side of the wall time
+            local = wall.replace(minute=0) + timedelta(minutes=15 * quarter)
+            seconds = int((local - monday).total_seconds())
+            came = seconds <= (early if seconds < split else late)
+            assert came is (local.replace(tzinfo=tz) <= at), (at, local)

@@ -32,6 +32,9 @@ FILTERS: list[dict[str, Any]] = [
     {"open_now": True},
     {"open_now": False},
     {"open_at": "2026-12-04T18:00:00-07:00"},
+    # Within days of a change of UTC offset (both 2026 changes in the US zones).
+    {"open_at": "2026-03-08T09:15:00-08:00", "sort": "-rating"},
+    {"open_at": "2026-11-01T20:30:00-05:00", "lat": 40.4406, "lng": -79.9959, "radius": 500},
     {"open_at": "2026-12-05T20:30:00-05:00", "lat": 40.4406, "lng": -79.9959, "radius": 500},
     {"sort": "-rating", "state": ["CA", "TX", "FL"]},
 ]
