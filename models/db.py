@@ -76,10 +76,11 @@ def make_engine(
         "connect_timeout": connect_timeout_s,
         # pg_trgm's % threshold is pinned to the documented one (a placeholder setting until
         # the extension loads). force_generic_plan: a statement psycopg prepared is planned once
-        # instead of re-planned on every run (docs/performance.md).
+        # instead of re-planned on every run (docs/performance.md). jit=off: every statement is
+        # a short read, and compiling one the planner rates costly took longer than running it.
         "options": f"-c statement_timeout={statement_timeout_ms} "
         f"-c pg_trgm.similarity_threshold={float(SIMILARITY_THRESHOLD)} "
-        "-c plan_cache_mode=force_generic_plan",
+        "-c plan_cache_mode=force_generic_plan -c jit=off",
         "prepare_threshold": PREPARE_THRESHOLD,
     }
     if accel:

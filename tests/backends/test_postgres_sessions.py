@@ -23,8 +23,10 @@ def test_request_sessions_autocommit_while_the_engine_keeps_transactions(
     try:
         with app.extensions["cds.sessions"]() as session:
             assert session.connection().connection.dbapi_connection.autocommit is True
-            # Prepared statements are planned once, not re-planned on every run.
+            # Prepared statements are planned once, not re-planned on every run, and never
+            # compiled (JIT).
             assert session.scalar(text("SHOW plan_cache_mode")) == "force_generic_plan"
+            assert session.scalar(text("SHOW jit")) == "off"
         with app.extensions[ENGINE_EXTENSION].connect() as conn:
             assert conn.connection.dbapi_connection.autocommit is False
         # The request pool's connections stay autocommit when they go back (nothing switches
