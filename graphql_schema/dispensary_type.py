@@ -15,6 +15,7 @@ from service import bounds, deals, dispensaries, strains
 from service.deals import DealRow
 from service.dispensary_rows import DispensaryRow, StockedRow
 from service.hours import OpenState, open_state
+from service.stockist_lists import Offer, offers_by_pair
 
 from . import deal_type, strain_type
 from .arguments import (
@@ -27,7 +28,6 @@ from .context import Context
 from .enums import DispensaryType
 from .lazy import LazyDeal
 from .menu_item import MenuItem, menu_selects_strain
-from .stockists import Offer, offers_by_pair
 from .types import Hours, Law, Location, Review, law_for, nested_window
 
 if TYPE_CHECKING:

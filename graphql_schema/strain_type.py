@@ -3,9 +3,8 @@
 import strawberry
 from strawberry import Info
 
-from service import bounds, dispensaries, stockist_lists, strains
+from service import bounds, stockist_lists, strains
 from service.dispensary_rows import DispensaryRow
-from service.paging import PageRequest
 from service.strains import StrainDetail, StrainRow
 
 from . import dispensary_type
@@ -26,7 +25,6 @@ from .context import Context
 from .enums import StrainType
 from .lazy import LazyDispensary
 from .places import dispensary_filters
-from .stockists import by_name_suffices
 from .types import nested_window
 
 
@@ -103,8 +101,6 @@ class Strain:
             open_at=open_at,
             sort=sort,
         )
-        if by_name_suffices(filters):
-            return self._by_name(info, filters.state[0] if filters.state else None, window)
         ctx = info.context
 
         def fetch(ids: list[int]) -> dict[int, list[DispensaryRow]]:
@@ -118,21 +114,3 @@ class Strain:
             dispensary_type.Dispensary.from_model(row, info, row.distance, stocking=self._pk)
             for row in rows
         ]
-
-    def _by_name(
-        self, info: Info[Context, None], state: str | None, window: PageRequest
-    ) -> list[LazyDispensary]:
-        """The old field's arguments: the page of every strain of the request in one
-        statement, and each item's price and unit in one more when the query reads them."""
-        ctx = info.context
-
-        def fetch(ids: list[int]) -> dict[int, list[DispensaryRow]]:
-            found = dispensaries.dispensaries_by_strain(
-                ctx.db, ids, state=state, limit=window.limit, offset=window.offset
-            )
-            dispensary_type.seen_dispensaries(ctx, (d for rows in found.values() for d in rows))
-            ctx.batch.register("stocking", ((pk, d.id) for pk, rows in found.items() for d in rows))
-            return found
-
-        rows = ctx.batch.load(("dispensaries", state, window), "strain", self._pk, fetch)
-        return [dispensary_type.Dispensary.from_model(d, info, stocking=self._pk) for d in rows]

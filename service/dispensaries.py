@@ -1,19 +1,19 @@
 """Dispensary details (menu, reviews, whether open now) and the batch lookups GraphQL's loaders
 use; list pages are in service.dispensary_lists, the rows they share in service.dispensary_rows."""
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from sqlalchemy import Integer, bindparam, func, select
 
-from models import Dispensary, MenuItem, Review, Strain
+from models import MenuItem, Review, Strain
 from models.db import AnySelect, Reader
 
 from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
-from .dispensary_rows import LISTED, DispensaryRow, dispensary_rows_by_public_ids, listed_row
+from .dispensary_rows import DispensaryRow, dispensary_rows_by_public_ids
 from .errors import NotFound
 from .hours import OpenState, open_state
 from .paging import rows, top_per_parent
@@ -155,54 +155,3 @@ def review_counts_by_dispensary(db: Reader, ids: Iterable[int]) -> dict[int, int
     for dispensary_id, count in rows(db, stmt, {}):
         counts[dispensary_id] = count
     return counts
-
-
-@lru_cache(maxsize=2)
-def _by_strain_statement(in_state: bool) -> AnySelect:
-    """The dispensaries whose menu lists each strain of ``:strain_ids`` (in ``:state`` when
-    ``in_state``), ranked by name per strain, from rank ``:offset`` + 1 to ``:offset`` +
-    ``:limit``: the strain's id, then the listed columns."""
-    listed = (
-        select(MenuItem.strain_id, MenuItem.dispensary_id)
-        .where(MenuItem.strain_id.in_(bindparam("strain_ids", expanding=True)))
-        .distinct()
-        .subquery()
-    )
-    number = func.row_number().over(
-        partition_by=listed.c.strain_id, order_by=(Dispensary.sort_key, Dispensary.id)
-    )
-    ranked = (
-        select(listed.c.strain_id, Dispensary.id, number.label("rank"))
-        .join(Dispensary, Dispensary.id == listed.c.dispensary_id)
-        .where(*([Dispensary.state == bindparam("state")] if in_state else []))
-        .subquery()
-    )
-    offset = bindparam("offset", type_=Integer)
-    return (
-        select(ranked.c.strain_id, *LISTED)
-        .join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
-        .where(ranked.c.rank > offset, ranked.c.rank <= offset + bindparam("limit", type_=Integer))
-        .order_by(ranked.c.strain_id, ranked.c.rank)
-    )
-
-
-def dispensaries_by_strain(
-    db: Reader,
-    strain_ids: Iterable[int],
-    *,
-    state: str | None,
-    limit: int,
-    offset: int = 0,
-) -> dict[int, list[DispensaryRow]]:
-    """Return up to ``limit`` dispensaries (by name) whose menu lists each strain, after the
-    first ``offset`` of them, by strain id: list rows (no ORM objects)."""
-    found: dict[int, list[DispensaryRow]] = {id_: [] for id_ in strain_ids}
-    if not found:
-        return found
-    params: dict[str, Any] = {"strain_ids": list(found), "limit": limit, "offset": offset}
-    if state:
-        params["state"] = state
-    listing: Sequence[tuple[Any, ...]] = rows(db, _by_strain_statement(bool(state)), params)
-    for row in listing:
-        found[row[0]].append(listed_row(row[1:], None))  # the strain's id, then the listed columns
-    return found

@@ -1,16 +1,14 @@
-"""Where to buy several strains at once: each strain's page of stockists under any dispensary
-filter, for every strain of a request level in one statement (GraphQL's Strain.dispensaries).
-
-A row number partitioned by strain ranks each strain's stockists in the list's order, so the
-window of every strain comes back together; a point, a box, open at an instant and every
-comparison filter apply as in the dispensary list (service.dispensary_lists).
+"""Where to buy several strains at once (GraphQL's Strain.dispensaries): each strain's page of
+stockists under any dispensary filter, for every strain of a request level in one statement (a
+row number partitioned by strain ranks each one's in the list's order), and the price and unit
+of the menu item at each listed (strain, dispensary) pair in one more.
 """
 
 from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Float, Integer, bindparam, func, select
+from sqlalchemy import Float, Integer, Select, bindparam, func, select
 
 from models import Dispensary, MenuItem
 from models.db import AnySelect, Reader
@@ -119,4 +117,39 @@ def stockists_by_strain(
         page = run(None, {})
     for strain_id, row in page.items:
         found[strain_id].append(row)
+    return found
+
+
+Pair = tuple[int, int]  # (strain id, dispensary id)
+Offer = tuple[float, str]  # (price in US dollars, unit) of the strain's menu item there
+
+
+@lru_cache(maxsize=1)
+def _offers_statement() -> Select[int | None, int, float, str]:
+    """The menu items of the strains in :strains at the dispensaries in :places, cheapest
+    first (then menu order, as the service's page picks them)."""
+    return (
+        select(MenuItem.strain_id, MenuItem.dispensary_id, MenuItem.price, MenuItem.unit)
+        .where(
+            MenuItem.strain_id.in_(bindparam("strains", expanding=True)),
+            MenuItem.dispensary_id.in_(bindparam("places", expanding=True)),
+        )
+        .order_by(MenuItem.strain_id, MenuItem.dispensary_id, MenuItem.price, MenuItem.position)
+    )
+
+
+def offers_by_pair(db: Reader, pairs: Iterable[Pair]) -> dict[Pair, Offer]:
+    """The cheapest menu item (price, unit) of each (strain id, dispensary id), in one
+    statement; a pair whose menu does not list the strain is left out."""
+    wanted = set(pairs)
+    if not wanted:
+        return {}
+    params = {
+        "strains": sorted({strain for strain, _ in wanted}),
+        "places": sorted({place for _, place in wanted}),
+    }
+    found: dict[Pair, Offer] = {}
+    for strain, place, price, unit in rows(db, _offers_statement(), params):
+        if strain is not None and (strain, place) in wanted:
+            found.setdefault((strain, place), (price, unit))
     return found

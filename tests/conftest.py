@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
-from sqlalchemy import Engine, create_engine, event, make_url, select
+from sqlalchemy import Connection, Engine, create_engine, event, make_url, select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session
 from werkzeug.test import TestResponse
@@ -210,18 +210,22 @@ def api(client: FlaskClient, api_keys: dict[str, str]) -> Api:
 
 
 @contextmanager
-def _recorded_statements(app: Flask) -> Iterator[list[str]]:
+def recorded_statements(target: Engine | Connection) -> Iterator[list[str]]:
+    """``with recorded_statements(engine_or_connection) as seen:`` collects the SQL it runs."""
     seen: list[str] = []
-    engine = app.extensions[REQUEST_ENGINE_EXTENSION]
 
     def record(_conn, _cursor, statement, *_args) -> None:
         seen.append(statement)
 
-    event.listen(engine, "before_cursor_execute", record)
+    event.listen(target, "before_cursor_execute", record)
     try:
         yield seen
     finally:
-        event.remove(engine, "before_cursor_execute", record)
+        event.remove(target, "before_cursor_execute", record)
+
+
+def _recorded_statements(app: Flask) -> AbstractContextManager[list[str]]:
+    return recorded_statements(app.extensions[REQUEST_ENGINE_EXTENSION])
 
 
 @pytest.fixture

@@ -42,7 +42,7 @@ class WebSettings:
     # (503).
     graphql_time_budget_ms: int = 3_000
     # GraphQL: a document whose cost estimate is at least this is heavy work (web.concurrency).
-    graphql_heavy_cost: int = 10_000
+    graphql_heavy_cost: int = 20_000
     # Heavy requests in flight at once across all workers: per key, and over all keys (by
     # default half the workers, WEB_CONCURRENCY or one per core, at least 1).
     heavy_per_key: int = 1

@@ -13,10 +13,11 @@ from service import keys
 from service.quotas import units_for_cost
 from web.concurrency import HEAVY_EXTENSION, HeavyWork, Slot
 
-# Heavy (over GRAPHQL_HEAVY_COST, 10,000): 1 + 80 x (1 + 100 x 2) values, the list and 80 menus.
-HEAVY = "{ dispensaries(limit: 80) { items { menu(limit: 100) { name } } } }"
+# Heavy (over GRAPHQL_HEAVY_COST, 20,000): 1 + 100 x (1 + 100 x 2) values, the list and 100 menus.
+HEAVY = "{ dispensaries(limit: 100) { items { menu(limit: 100) { name } } } }"
 CHEAP = "{ dispensaries(limit: 20) { items { menu(limit: 20) { name } } } }"  # 820 values
 WHAT = "heavy GraphQL requests"
+BUDGET = 25_000  # GRAPHQL_COST_BUDGET's default
 PER_KEY_MESSAGE = (
     "too many heavy GraphQL requests in flight for this key (at most 1 at a time); "
     "retry when one finishes"
@@ -94,7 +95,7 @@ def _estimate(work, n: int, m: int) -> int:
 
 
 def test_the_documents_here_are_heavy_and_cheap(work) -> None:
-    assert _estimate(work, 80, 100) >= 10_000 > _estimate(work, 20, 20)
+    assert BUDGET >= _estimate(work, 100, 100) >= 20_000 > _estimate(work, 20, 20)
 
 
 def test_cheap_documents_and_rest_pages_are_never_refused_for_concurrency(make_app, work) -> None:
@@ -112,7 +113,7 @@ def test_cheap_documents_and_rest_pages_are_never_refused_for_concurrency(make_a
 
 
 def test_the_heavy_cost_setting_moves_the_line(make_app, work) -> None:
-    app = make_app(GRAPHQL_HEAVY_COST=_estimate(work, 80, 100) + 1, HEAVY_TOTAL=1)
+    app = make_app(GRAPHQL_HEAVY_COST=_estimate(work, 100, 100) + 1, HEAVY_TOTAL=1)
     headers, key_id = _key(app)
     _heavy(app).acquire(key_id, what=WHAT)
     assert _post(app, HEAVY, headers).status_code == 200  # just under the line: not heavy
@@ -175,7 +176,7 @@ def test_the_slot_is_freed_when_the_quota_cannot_cover_the_document(
     released = _released(app, monkeypatch)
     refused = _post(app, HEAVY, headers)
     assert refused.status_code == 429
-    units = units_for_cost(_estimate(work, 80, 100))
+    units = units_for_cost(_estimate(work, 100, 100))
     assert f"costs {units} quota units" in refused.get_json()["error"]["message"]
     assert len(released) == 1
     _heavy(app).release(_heavy(app).acquire(key_id, what=WHAT))  # free for the key again

@@ -2,13 +2,11 @@
 equals that strain's own page from service.dispensary_lists.list_dispensaries (which REST's
 GET /strains/{slug}/dispensaries serves), under every filter, order and window."""
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection, event, select
+from sqlalchemy import Connection, select
 
 from models import Strain
 from service.dispensary_lists import list_dispensaries
@@ -16,6 +14,7 @@ from service.dispensary_rows import DispensaryRow
 from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from service.stockist_lists import stockists_by_strain
+from tests.conftest import recorded_statements
 
 NOON = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 FILTERS: list[dict[str, Any]] = [
@@ -39,20 +38,6 @@ FILTERS: list[dict[str, Any]] = [
     {"sort": "-rating", "state": ["CA", "TX", "FL"]},
 ]
 WINDOWS = [PageRequest(limit=3, offset=0), PageRequest(limit=2, offset=1), PageRequest(100, 0)]
-
-
-@contextmanager
-def _statements(db: Connection) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def record(_conn, _cursor, statement, *_args) -> None:
-        seen.append(statement)
-
-    event.listen(db, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(db, "before_cursor_execute", record)
 
 
 def _shown(row: DispensaryRow) -> tuple[Any, ...]:
@@ -88,12 +73,12 @@ def test_the_pages_are_not_all_empty(db: Connection, strain_ids: list[int]) -> N
 
 def test_one_statement_answers_every_strain(db: Connection, strain_ids: list[int]) -> None:
     filters = DispensaryFilters.create(lat=40.4406, lng=-79.9959, radius=500, sort="-rating")
-    with _statements(db) as seen:
+    with recorded_statements(db) as seen:
         stockists_by_strain(db, strain_ids, filters, WINDOWS[0])
     assert len(seen) == 1
 
 
 def test_no_strains_asks_nothing(db: Connection) -> None:
-    with _statements(db) as seen:
+    with recorded_statements(db) as seen:
         assert stockists_by_strain(db, [], DispensaryFilters.create(), WINDOWS[0]) == {}
     assert seen == []

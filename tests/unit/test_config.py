@@ -73,7 +73,7 @@ def test_heavy_work_defaults_to_one_per_key_and_half_the_workers(
     assert WebSettings.from_env({"WEB_CONCURRENCY": "1"}).heavy_total == 1
     monkeypatch.setattr("os.cpu_count", lambda: 6)
     web = WebSettings.from_env({})
-    assert (web.graphql_heavy_cost, web.heavy_per_key, web.heavy_total) == (10_000, 1, 3)
+    assert (web.graphql_heavy_cost, web.heavy_per_key, web.heavy_total) == (20_000, 1, 3)
 
 
 def test_heavy_work_bounds_come_from_the_environment() -> None:

@@ -180,7 +180,7 @@ class Quota:
 
         try:
             if units > 1:
-                return self._charge_several(item, key, take, units)
+                return self._charge_several(item, key, take, units, cap)
             return self._charge(item, key, take, cap)
         except Exception:  # each storage raises its own errors; the hook logs and falls back
             return None
@@ -230,9 +230,11 @@ class Quota:
         key: str,
         take: Callable[[int, int], tuple[int, float, int]],
         units: int,
+        cap: int,
     ) -> QuotaState | None:
         """``units`` for ``key``, all or none: what its live lease holds first, the rest from the
-        storage (never more than the window has left, so never beyond the limit)."""
+        storage (never more than the window has left, so never beyond the limit), taking a new
+        lease with them as :meth:`_charge` does when the key is busy here."""
         now = self._clock()
         with self._lock:
             lease = self._leases.get(key)
@@ -248,17 +250,18 @@ class Quota:
                 if from_lease == units:
                     return QuotaState(item.amount, lease.remaining + lease.left, lease.reset)
         needed = units - from_lease
-        granted, reset, remaining = take(needed, needed)
+        spare = _lease_size(cap, lease, now, LEASE_SECONDS) if cap >= 2 else 0
+        granted, reset, remaining = take(needed + spare, needed)
         with self._lock:
             if granted < needed:
                 if lease is not None:
                     lease.left += from_lease
                 return None
-            held = 0
-            if lease is not None:
-                lease.remaining = remaining
-                held = lease.left
-        return QuotaState(item.amount, remaining + held, reset_second(reset))
+            held = granted - needed  # lease.left is 0 here: its units did not cover these
+            state = QuotaState(item.amount, remaining + held, reset_second(reset))
+            if held or lease is not None:
+                self._leases[key] = _Lease(item.amount, held, remaining, state.reset, granted, now)
+        return state
 
     def _take(
         self, storage: RedisStorage, item: RateLimitItem, key: str, wanted: int, least: int
