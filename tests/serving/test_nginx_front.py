@@ -150,12 +150,18 @@ def test_nginx_answers_the_503_envelope_while_the_app_is_down(tmp_path: Path) ->
     }
 
 
-class RecordingUpstream:
-    """Stands in for gunicorn: answers every request with 200 and keeps the heads it was sent."""
+class FakeUpstream:
+    """Stands in for gunicorn: keeps the heads it was sent and answers each with 200; with
+    ``stall``, like busy workers, only once released (the readiness probe's /docs/errors at
+    once)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, stall: bool = False) -> None:
         self.heads: list[str] = []
-        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.arrived = threading.Semaphore(0)
+        self.release = threading.Event()
+        if not stall:
+            self.release.set()
+        self._listener = socket.create_server(("127.0.0.1", 0), backlog=64)
         self.port = self._listener.getsockname()[1]
         threading.Thread(target=self._serve, daemon=True).start()
 
@@ -165,23 +171,29 @@ class RecordingUpstream:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            with client:
-                client.settimeout(5)
-                head = b""
-                with contextlib.suppress(OSError):
-                    while b"\r\n\r\n" not in head and (chunk := client.recv(65536)):
-                        head += chunk
-                    self.heads.append(head.decode("latin-1"))
-                    client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
+            threading.Thread(target=self._answer, args=(client,), daemon=True).start()
+
+    def _answer(self, client: socket.socket) -> None:
+        with client, contextlib.suppress(OSError):
+            client.settimeout(10)
+            head = b""
+            while b"\r\n\r\n" not in head and (chunk := client.recv(65536)):
+                head += chunk
+            self.heads.append(head.decode("latin-1"))
+            if not head.startswith(b"GET /docs/errors"):
+                self.arrived.release()
+                self.release.wait(10)
+            client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
 
     def close(self) -> None:
+        self.release.set()
         self._listener.close()
 
 
 def test_nginx_passes_the_client_address_it_saw_never_a_forged_one(
     tmp_path: Path,
 ) -> None:
-    upstream = RecordingUpstream()
+    upstream = FakeUpstream()
     try:
         with nginx(tmp_path, upstream.port) as front:
             head = (
@@ -375,45 +387,10 @@ def test_every_envelope_nginx_writes_is_json_linking_a_documented_error() -> Non
         }
 
 
-class StallingUpstream:
-    """Stands in for busy gunicorn workers: reads each request, answers only once released (the
-    readiness probe's /docs/errors at once)."""
-
-    def __init__(self) -> None:
-        self.arrived = threading.Semaphore(0)
-        self.release = threading.Event()
-        self._listener = socket.create_server(("127.0.0.1", 0), backlog=64)
-        self.port = self._listener.getsockname()[1]
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._answer, args=(client,), daemon=True).start()
-
-    def _answer(self, client: socket.socket) -> None:
-        with client, contextlib.suppress(OSError):
-            client.settimeout(10)
-            head = b""
-            while b"\r\n\r\n" not in head and (chunk := client.recv(65536)):
-                head += chunk
-            if not head.startswith(b"GET /docs/errors"):
-                self.arrived.release()
-                self.release.wait(10)
-            client.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
-
-    def close(self) -> None:
-        self.release.set()
-        self._listener.close()
-
-
 def test_nginx_refuses_requests_past_its_limit_per_address_with_the_api_envelope(
     tmp_path: Path,
 ) -> None:
-    upstream = StallingUpstream()
+    upstream = FakeUpstream(stall=True)
     opened: list[socket.socket] = []
     try:
         with nginx(tmp_path, upstream.port) as front:
