@@ -6,7 +6,8 @@ once per item it can return. A list's size is its ``limit`` as execution coerces
 variable or default; graphql-core's own argument coercion), clamped as the resolvers clamp it; a
 page's ``items`` take the size of the page's ``limit``; introspection is counted exactly
 (``introspection_cost``). Fields repeated under one response name count once, as graphql-core
-merges them; anything else is summed (aliases and fragments in full).
+merges them; anything else is summed (aliases and fragments in full). The work behind the values
+(cost_work) is added per call of a resolved field and once per request level for a statement.
 """
 
 from collections.abc import Iterable, Mapping
@@ -188,7 +189,7 @@ class Walk:
         self.fragments = fragments
         self.sizes = sizes  # what rows read are weighed by
         # The operation's variables as execution coerces them; None when they do not coerce
-        # (execution then runs nothing, and defaults are priced).
+        # (execution then runs nothing: cost.analyse prices nothing).
         self.variables = variables
         self.memo: dict[str, Totals] = {}
         self.open: set[str] = set()
