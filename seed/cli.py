@@ -24,6 +24,7 @@ from .importing import ImportReport, build_dataset, read_directory, validate
 from .load import load_dataset
 
 SCALES = ("full", "tiny")
+REBUILD_COMMAND = ".venv/bin/flask --app app seed"
 
 
 def database_is_empty(engine: Engine) -> bool:
@@ -51,7 +52,8 @@ def make_seed_command(get_engine: Callable[[], Engine]) -> click.Command:
         """(Re)create the schema and load the deterministic demo dataset."""
         engine = get_engine()
         if if_empty and not database_is_empty(engine):
-            click.echo("Database already holds data; not seeding (drop --if-empty to rebuild).")
+            # Named in full: the quick start runs this for a user who never typed --if-empty.
+            click.echo(f"The database already holds data; to rebuild it: {REBUILD_COMMAND}")
             return
         started = time.perf_counter()
         reference_day = today.date() if today else date.today()

@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import click
 import pytest
 from flask import Flask
 from sqlalchemy import func, select
@@ -10,6 +11,7 @@ from sqlalchemy import func, select
 from app import create_app, dispose_engines
 from models import ApiKey, DatasetInfo, Deal, Strain
 from service import keys
+from web.quickstart import make_quickstart_command
 
 
 @pytest.fixture
@@ -46,6 +48,9 @@ def test_seed_if_empty_leaves_existing_data_alone(fresh_app: Flask) -> None:
     result = _seed(fresh_app, "--if-empty")
     assert result.exit_code == 0
     assert "already holds data" in result.output
+    # The command that rebuilds, not the flag: the quick start passes it for the user.
+    assert "to rebuild it: .venv/bin/flask --app app seed\n" in result.output
+    assert "--if-empty" not in result.output
     assert _scalar(fresh_app, select(func.max(DatasetInfo.version))) == 1
 
 
@@ -108,3 +113,34 @@ def test_keys_list_shows_no_secret_and_revoke_disables(fresh_app: Flask) -> None
     assert runner.invoke(args=["keys", "revoke", "1"]).exit_code == 0
     assert "revoked" in runner.invoke(args=["keys", "list"]).output
     assert runner.invoke(args=["keys", "revoke", "42"]).exit_code == 2
+
+
+def _quickstart(app: Flask, served: list[int]) -> object:
+    """``flask quickstart`` with a stand-in for the server, which only notes the port."""
+
+    @click.command("serve")
+    @click.option("--host")
+    @click.option("--port", type=int)
+    def serve(host: str, port: int) -> None:
+        served.append(port)
+
+    create = app.cli.commands["keys"].commands["create"]
+    command = make_quickstart_command(app.cli.commands["seed"], create, serve)
+    return app.test_cli_runner().invoke(command, ["--port", "5999"])
+
+
+def test_quickstart_creates_a_pro_demo_key_and_says_so(fresh_app: Flask) -> None:
+    assert _seed(fresh_app).exit_code == 0  # seeded: the quick start leaves the data alone
+    served: list[int] = []
+    first = _quickstart(fresh_app, served)
+    assert first.exit_code == 0, first.output
+    key = re.search(r"cds_live_\w{32}", first.output)
+    assert key is not None
+    with fresh_app.extensions["cds.sessions"]() as db:
+        assert keys.authenticate(db, key.group()).tier == "pro"
+    assert "The demo key is pro tier: 1,000 requests an hour" in first.output
+    assert "to rebuild it: .venv/bin/flask --app app seed" in first.output
+    assert served == [5999]
+    again = _quickstart(fresh_app, served)
+    assert "pro tier" not in again.output  # no new key: nothing to say about it
+    assert "'X-API-Key: YOUR_KEY'" in again.output

@@ -142,11 +142,15 @@ def test_serve_sh_starts_without_an_index_and_prints_a_command_that_works_pasted
         assert status == "200", pasted.stdout + pasted.stderr
         assert len(json.loads(body)["data"]) == 2
         assert "pip" not in first.text().lower()  # nothing was installed
+        assert "The demo key is pro tier: 1,000 requests an hour" in first.text()
     with Start(tmp_path, "second") as second:
         # A restart: no install, no seeding, no new key; the hint says where to put one.
         assert "Seeded" not in second.text()
         assert "already exist" in second.text()
         assert "'X-API-Key: YOUR_KEY'" in second.text()
+        # It names the command that rebuilds the data, not a flag the user never typed.
+        assert "to rebuild it: .venv/bin/flask --app app seed" in second.text()
+        assert "--if-empty" not in second.text()
         assert second.seconds < START_DEADLINE_S
     print(f"first start (tiny data seeded) {first.seconds:.1f} s; second {second.seconds:.1f} s")
 
