@@ -16,6 +16,7 @@ NON_API_RULES = {
     "/api/v1/docs",
     "/health",
     "/metrics",
+    "/favicon.ico",
 }
 STATIC_PREFIXES = ("/static/", "/graphql/static/", "/api/v1/docs/static/")
 
