@@ -39,6 +39,8 @@ def init_rest(app: Flask) -> Api:
     app.config.setdefault("OPENAPI_JSON_PATH", "openapi.json")
     app.config.setdefault("OPENAPI_SWAGGER_UI_PATH", DOCS_PATH.removeprefix(API_PREFIX))
     app.config.setdefault("OPENAPI_SWAGGER_UI_URL", SWAGGER_STATIC_PATH + "/")
+    # The key a visitor authorises survives a reload (in localStorage), as it does in GraphiQL.
+    app.config.setdefault("OPENAPI_SWAGGER_UI_CONFIG", {"persistAuthorization": True})
     app.config.setdefault("API_SPEC_OPTIONS", spec_options(app.config.get("PUBLIC_BASE_URL")))
     api = EnvelopeApi(app)
     # flask-smorest registers a schema for its page-number pagination header; our lists page by

@@ -16,7 +16,7 @@ from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import DealSchema, detail_envelope, page_envelope
 
 
-@bp.get("/deals")
+@bp.get("/deals", tags=["deals"])
 @route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
 @bp.arguments(DealArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DealSchema, "DealPage"), headers=SUCCESS_HEADERS)
@@ -38,7 +38,7 @@ def list_deals(args: tuple[DealFilters, PageRequest]) -> dict[str, Any]:
     return ok_page(found)
 
 
-@bp.get("/deals/<string:deal_id>")
+@bp.get("/deals/<string:deal_id>", tags=["deals"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DealSchema, "DealDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 404, 405, 429, 500, 503)

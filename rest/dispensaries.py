@@ -16,7 +16,7 @@ from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import DispensaryDetailSchema, DispensaryHitSchema, detail_envelope, page_envelope
 
 
-@bp.get("/dispensaries")
+@bp.get("/dispensaries", tags=["dispensaries"])
 @route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
 @bp.arguments(DispensaryArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DispensaryHitSchema, "DispensaryPage"), headers=SUCCESS_HEADERS)
@@ -37,7 +37,7 @@ def list_dispensaries(args: tuple[DispensaryFilters, PageRequest]) -> dict[str, 
     )
 
 
-@bp.get("/dispensaries/<string:dispensary_id>")
+@bp.get("/dispensaries/<string:dispensary_id>", tags=["dispensaries"])
 @route_policy(keyed=True, metered=True, conditional=True, clocked=True)
 @bp.response(
     200, detail_envelope(DispensaryDetailSchema, "DispensaryDetail"), headers=SUCCESS_HEADERS

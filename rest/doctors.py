@@ -15,7 +15,7 @@ from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import DoctorSchema, detail_envelope, page_envelope
 
 
-@bp.get("/doctors")
+@bp.get("/doctors", tags=["doctors"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(DoctorArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(DoctorSchema, "DoctorPage"), headers=SUCCESS_HEADERS)
@@ -33,7 +33,7 @@ def list_doctors(args: tuple[DoctorFilters, PageRequest]) -> dict[str, Any]:
     return ok_page(doctors.list_doctors(request_connection(), filters, page))
 
 
-@bp.get("/doctors/<string:doctor_id>")
+@bp.get("/doctors/<string:doctor_id>", tags=["doctors"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(DoctorSchema, "DoctorDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 404, 405, 429, 500, 503)

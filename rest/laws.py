@@ -15,7 +15,7 @@ from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import LawSchema, detail_envelope, page_envelope
 
 
-@bp.get("/laws")
+@bp.get("/laws", tags=["laws"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(LawArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(LawSchema, "LawPage"), headers=SUCCESS_HEADERS)
@@ -31,7 +31,7 @@ def list_laws(filters: LawFilters) -> dict[str, Any]:
     return ok_page(Page(items=records, total=len(records), limit=len(records), offset=0))
 
 
-@bp.get("/laws/<string:state>")
+@bp.get("/laws/<string:state>", tags=["laws"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(LawSchema, "LawDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 404, 405, 429, 500, 503)

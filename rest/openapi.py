@@ -13,6 +13,7 @@ from typing import Any
 from flask import Blueprint, Response, request
 from flask.sansio.blueprints import BlueprintSetupState
 
+from service.terms import TERMS_OF_USE
 from web.csp import page_headers
 
 from .blueprint import V1Blueprint, View
@@ -71,40 +72,59 @@ SUCCESS_HEADERS = {**quota_headers(), **REQUEST_ID_HEADER, **CACHE_HEADERS}
 
 # The relative server "/": the document never names a host taken from the request (web.links).
 RELATIVE_SERVER = "/"
-TERMS = (
-    "Terms of use: on the free tier, every public page that shows the data credits the service "
-    "with a followed link to its site; the raw data may not be redistributed as a standalone data "
-    "product or a competing API; automated retries back off exponentially."
+# One section per resource in Swagger UI, in this order (generated clients group by them too);
+# every operation names one of them in its route's ``tags``.
+TAGS = (
+    ("strains", "Strain profiles, and where to buy a strain."),
+    ("dispensaries", "Licensed dispensaries: near a point, on a map, open now; menus, reviews."),
+    ("deals", "Active deals of dispensaries."),
+    ("doctors", "Medical marijuana doctors, by place and telehealth."),
+    ("laws", "Cannabis law of each US state and territory."),
+    ("search", "One search over strains, dispensaries, doctors and deals."),
+    ("usage", "The key's tier and the quota it has left; not charged."),
 )
 
 
+def _description(base: str) -> str:
+    """The document's description: Markdown, which Swagger UI renders in its header."""
+    terms = "".join(f"\n- {term}" for term in TERMS_OF_USE)
+    return (
+        "Read-only cannabis data: strains, dispensaries, deals, doctors, state laws and unified "
+        f"search. Every operation needs an API key ([how to get one]({base}/)) and counts "
+        "against the key's hourly quota (`GET /api/v1/usage` excepted). Error reference: "
+        f"[/docs/errors]({base}/docs/errors).\n\n**Terms of use**\n{terms}"
+    )
+
+
 def spec_options(public_base_url: str | None) -> dict[str, Any]:
-    """apispec options: info, the one server (PUBLIC_BASE_URL when set), security schemes."""
+    """apispec options: info, the one server (PUBLIC_BASE_URL when set), tags, security
+    schemes."""
     base = (public_base_url or "").rstrip("/")  # paths start with /api/v1: no trailing slash
     server = {
         "url": base or RELATIVE_SERVER,
         "description": "This service."
         if base
-        else "This service: the host that served this document (PUBLIC_BASE_URL is not set).",
+        else "This service, at the address this document was fetched from.",
     }
     return {
         "info": {
-            "description": "Read-only cannabis data: strains, dispensaries, deals, doctors, "
-            "state laws and unified search. Every operation needs an API key and counts "
-            "against the key's hourly quota (GET /api/v1/usage excepted). Error reference: "
-            "/docs/errors. " + TERMS,
+            "description": _description(base),
             # The service is proprietary; its front page says what it is and how to get a key.
-            "license": {"name": "Proprietary", "url": (base or "") + "/"},
+            "license": {"name": "Proprietary", "url": base + "/"},
         },
         "servers": [server],
+        # Replaces the one tag flask-smorest gives the blueprint (apispec applies options last).
+        "tags": [{"name": name, "description": what} for name, what in TAGS],
         "components": {
             "securitySchemes": {
                 "ApiKeyHeader": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
                 "BearerKey": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "The API key as a Bearer token (Authorization: Bearer <key>); "
-                    "X-API-Key wins when both are sent, and both win over api_key.",
+                    # Markdown: a code span keeps <key> from being read as an HTML tag.
+                    "description": "The API key as a Bearer token "
+                    "(`Authorization: Bearer <key>`); `X-API-Key` wins when both are sent, "
+                    "and both win over `api_key`.",
                 },
                 "ApiKeyQuery": {"type": "apiKey", "in": "query", "name": "api_key"},
             }

@@ -16,7 +16,7 @@ from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import SearchHitSchema, page_envelope
 
 
-@bp.get("/search")
+@bp.get("/search", tags=["search"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(SearchArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(SearchHitSchema, "SearchPage"), headers=SUCCESS_HEADERS)

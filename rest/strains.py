@@ -23,7 +23,7 @@ from .schemas import (
 )
 
 
-@bp.get("/strains")
+@bp.get("/strains", tags=["strains"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.arguments(StrainArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(StrainItemSchema, "StrainPage"), headers=SUCCESS_HEADERS)
@@ -40,7 +40,7 @@ def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
     return ok_page(strains.list_strains(request_connection(), filters, page))
 
 
-@bp.get("/strains/<string:slug>")
+@bp.get("/strains/<string:slug>", tags=["strains"])
 @route_policy(keyed=True, metered=True, conditional=True)
 @bp.response(200, detail_envelope(StrainDetailSchema, "StrainDetail"), headers=SUCCESS_HEADERS)
 @errors(bp, 400, 401, 404, 405, 429, 500, 503)
@@ -51,7 +51,7 @@ def get_strain(slug: str) -> dict[str, Any]:
     return ok(strains.get_strain(request_connection(), slug))
 
 
-@bp.get("/strains/<string:slug>/dispensaries")
+@bp.get("/strains/<string:slug>/dispensaries", tags=["strains"])
 @route_policy(keyed=True, metered=True, conditional=True, clocked=("open_now",))
 @bp.arguments(StockistArgs(), location="query", as_kwargs=False)
 @bp.response(200, page_envelope(StockistSchema, "StockistPage"), headers=SUCCESS_HEADERS)

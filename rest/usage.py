@@ -13,7 +13,7 @@ from .openapi import REQUEST_ID_HEADER, errors, operation_id
 from .schemas import UsageSchema, detail_envelope
 
 
-@bp.get("/usage")
+@bp.get("/usage", tags=["usage"])
 @route_policy(keyed=True, metered=False, conditional=False)
 @bp.response(200, detail_envelope(UsageSchema, "UsageDetail"), headers=REQUEST_ID_HEADER)
 @errors(bp, 400, 401, 405, 429, 500, 503, metered=False)

@@ -1,8 +1,10 @@
-"""The OpenAPI document: typed parameters, operation ids, servers, every status an operation can
-answer, and for each status exactly the headers its real responses carry."""
+"""The OpenAPI document: typed parameters, operation ids, servers, tags, its Markdown, every
+status an operation can answer, and for each status exactly the headers its real responses
+carry."""
 
 import functools
 import json
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -13,11 +15,12 @@ from werkzeug.test import TestResponse
 
 from rest.args import DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
 from rest.fields import StrictBoolean, StrictInteger, StrictNumber
-from rest.openapi import OPENAPI_PATH
+from rest.openapi import OPENAPI_PATH, TAGS
 from rest.parameters import ACCEPTS
 from service import keys
 from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.geo import JURISDICTIONS
+from service.terms import TERMS_OF_USE
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 from web.db import SESSIONS_EXTENSION
 
@@ -160,11 +163,64 @@ def test_every_operation_has_its_camel_case_operation_id(document) -> None:
 def test_the_server_is_relative_unless_a_public_base_url_is_set(
     document, make_app: Callable[..., Flask]
 ) -> None:
-    assert [s["url"] for s in document["servers"]] == ["/"]
+    assert document["servers"] == [
+        {"url": "/", "description": "This service, at the address this document was fetched from."}
+    ]
     assert document["info"]["license"] == {"name": "Proprietary", "url": "/"}
     public = _document(make_app(PUBLIC_BASE_URL="https://api.example.com"))
-    assert [s["url"] for s in public["servers"]] == ["https://api.example.com"]
+    assert public["servers"] == [{"url": "https://api.example.com", "description": "This service."}]
     assert public["info"]["license"]["url"] == "https://api.example.com/"
+    assert "[/docs/errors](https://api.example.com/docs/errors)" in public["info"]["description"]
+
+
+def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
+    assert [tag["name"] for tag in document["tags"]] == [
+        "strains",
+        "dispensaries",
+        "deals",
+        "doctors",
+        "laws",
+        "search",
+        "usage",
+    ]
+    assert [(tag["name"], tag["description"]) for tag in document["tags"]] == list(TAGS)
+    tagged = {path: item["get"]["tags"] for path, item in document["paths"].items()}
+    # A path's first segment names its resource; where to buy a strain is under strains.
+    assert tagged == {path: [path.split("/")[3]] for path in OPERATION_IDS}
+
+
+def _descriptions(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "description" and isinstance(value, str):
+                yield value
+            else:
+                yield from _descriptions(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _descriptions(item)
+
+
+def test_no_description_has_markup_outside_a_code_span(document) -> None:
+    """Swagger UI renders descriptions as Markdown: a bare ``<key>`` would be taken for a tag."""
+    for text in _descriptions(document):
+        outside = re.sub(r"`[^`]*`", "", text)
+        assert "<" not in outside, text
+    bearer = document["components"]["securitySchemes"]["BearerKey"]["description"]
+    assert "(`Authorization: Bearer <key>`)" in bearer
+
+
+def test_the_description_links_the_error_reference_and_states_the_terms(document) -> None:
+    description = document["info"]["description"]
+    assert "Error reference: [/docs/errors](/docs/errors)." in description
+    assert "[how to get one](/)" in description
+    assert description.endswith("**Terms of use**\n" + "".join(f"\n- {t}" for t in TERMS_OF_USE))
+    assert "PUBLIC_BASE_URL" not in json.dumps(document)  # an operator's setting, not a client's
+
+
+def test_swagger_ui_keeps_the_authorised_key_over_a_reload(client) -> None:
+    page = client.get("/api/v1/docs").get_data(as_text=True)
+    assert 'var override_config = {"persistAuthorization": true};' in page
 
 
 def _references(node: Any) -> Iterator[str]:
