@@ -9,13 +9,14 @@ from typing import Any
 from flask import Flask
 
 from web.caching import PageCache
+from web.documents import DocumentStore
 from web.routes import RoutePolicy, declare_paths, route_policy
 from web.settings import page_cache_bytes
 from web.state import web_state
 
 from .accel.result_cache import CachingGraphQLView
 from .schema import make_schema
-from .view import ApiGraphQLView, assets, is_ide_request
+from .view import ApiGraphQLView, assets, is_ide_request, is_persisted_get
 
 GRAPHQL_PATH = "/graphql"
 
@@ -27,7 +28,8 @@ def init_graphql(app: Flask) -> None:
 
     Operations need a key and are charged by their cost; the GraphiQL page (a GET without a query)
     is open. The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and
-    ``GRAPHQL_TIME_BUDGET_MS``, the cost of heavy work from ``GRAPHQL_HEAVY_COST``;
+    ``GRAPHQL_TIME_BUDGET_MS``, the cost of heavy work from ``GRAPHQL_HEAVY_COST``. Persisted
+    queries (``GRAPHQL_PERSISTED_*``) sent by GET get ETags, 304s and a short private max-age;
     with ``SPEED_TRICKS`` off the schema runs on Strawberry's own execution and the view keeps
     no result cache.
     """
@@ -42,6 +44,13 @@ def init_graphql(app: Flask) -> None:
         "limiter": state.limiter,
         "time_budget_ms": app.config["GRAPHQL_TIME_BUDGET_MS"],
         "version": state.version.get,
+        "documents": DocumentStore(
+            state.limiter,
+            max_entries=app.config["GRAPHQL_PERSISTED_ENTRIES"],
+            max_bytes=min(
+                app.config["GRAPHQL_PERSISTED_MAX_BYTES"], app.config["MAX_CONTENT_LENGTH"]
+            ),
+        ),
         "graphql_ide": "graphiql",
     }
     if tricks:
@@ -50,7 +59,21 @@ def init_graphql(app: Flask) -> None:
         )
     else:
         view = ApiGraphQLView.as_view("graphql", **options)
-    route_policy(keyed=True, metered=True, conditional=False, open_when=is_ide_request)(view)
+    # The answer may read the clock (opening hours now): its ETag names the minute.
+    persisted_get = RoutePolicy(
+        keyed=True,
+        metered=True,
+        conditional=True,
+        clocked=True,
+        max_age=app.config["GRAPHQL_PERSISTED_MAX_AGE_S"],
+    )
+    route_policy(
+        keyed=True,
+        metered=True,
+        conditional=False,
+        open_when=is_ide_request,
+        refine=lambda: persisted_get if is_persisted_get() else None,
+    )(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
     # Other methods on /graphql (405) need a key and are charged like operations.
     declare_paths(app, RoutePolicy(keyed=True, metered=True), exact=[GRAPHQL_PATH])

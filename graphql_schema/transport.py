@@ -11,10 +11,12 @@ from typing import Any
 
 import orjson
 from flask import Request
-from graphql import DocumentNode, GraphQLError, OperationDefinitionNode
+from graphql import DocumentNode, GraphQLError, OperationDefinitionNode, OperationType
 from strawberry.extensions import ParserCache
 
 from service.errors import InvalidParameter
+
+from .refusals import TransportRefusal
 
 PARAMETERS = ("query", "variables", "operationName", "extensions")
 NAMES_SHOWN = 10  # operations named in a message; a longer list ends with "..."
@@ -32,7 +34,7 @@ def shared_parse(max_tokens: int) -> Parse:
 def refuse_unclear_request(request: Request, parse: Parse) -> None:
     """Raise InvalidParameter unless the request names one document and one operation to run."""
     if request.method == "GET":
-        if "query" not in request.args:
+        if "query" not in request.args and "extensions" not in request.args:
             return  # the GraphiQL page, or Strawberry's own "no query" 400
         _refuse_repeated(request)
         given: Any = request.args
@@ -43,7 +45,23 @@ def refuse_unclear_request(request: Request, parse: Parse) -> None:
             return  # not JSON, or a batch: Strawberry refuses these
     query, name = given.get("query"), given.get("operationName")
     if isinstance(query, str):
-        _refuse_unclear_operation(query, name, parse)
+        refuse_unclear_operation(query, name, parse)
+
+
+def refuse_non_query_over_get(query: str, name: object, parse: Parse) -> None:
+    """Raise TransportRefusal (405, Allow: POST) when the operation a GET would run is not a
+    query (GraphQL over HTTP: GET must not change anything)."""
+    try:
+        document = parse(query)
+    except (GraphQLError, RecursionError):
+        return  # Strawberry reports the same failure in the result's errors
+    operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
+    chosen = [o for o in operations if name is None or (o.name and o.name.value == name)]
+    if len(chosen) == 1 and chosen[0].operation is not OperationType.QUERY:
+        kind = chosen[0].operation.value
+        raise TransportRefusal(
+            405, f"a {kind} cannot be sent with GET; use POST", headers={"Allow": "POST"}
+        )
 
 
 def _refuse_repeated(request: Request) -> None:
@@ -75,7 +93,7 @@ def _json_body(request: Request) -> object:
         return None
 
 
-def _refuse_unclear_operation(query: str, name: object, parse: Parse) -> None:
+def refuse_unclear_operation(query: str, name: object, parse: Parse) -> None:
     try:
         document = parse(query)
     except (GraphQLError, RecursionError):

@@ -7,18 +7,21 @@ from typing import Any
 
 import orjson
 from cross_web import HTTPException as TransportError
+from cross_web import SyncHTTPRequestAdapter
 from flask import Blueprint, Request, Response, abort, g, request
 from flask_limiter import Limiter
 from strawberry.flask.views import GraphQLView
-from strawberry.http import GraphQLHTTPResponse
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
 from strawberry.http.ides import get_graphql_ide_html
 from strawberry.types import ExecutionResult
 from werkzeug.exceptions import MethodNotAllowed
 
 from service.dataset import TableSizes, table_sizes
 from service.errors import TimeBudgetExceeded
+from web.conditional import uncacheable
 from web.csp import page_headers
 from web.db import request_connection
+from web.documents import DocumentStore
 from web.limits import quota_snapshot
 from web.replay import mark_replayable
 from web.today import request_now, request_today
@@ -28,8 +31,15 @@ from .context import Context
 from .deadline import OperationTimeout
 from .errors import ArgumentNames, shape_error
 from .graphiql import STATIC_URL, graphiql_page
+from .persisted import is_persisted, resolve_persisted
+from .refusals import TransportRefusal, refusal_response
 from .schema import MAX_TOKENS
-from .transport import refuse_unclear_request, shared_parse
+from .transport import (
+    refuse_non_query_over_get,
+    refuse_unclear_operation,
+    refuse_unclear_request,
+    shared_parse,
+)
 
 assets = Blueprint(
     "graphiql", __name__, static_folder="static/graphiql", static_url_path=STATIC_URL
@@ -61,10 +71,12 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         limiter: Limiter,
         time_budget_ms: int,
         version: Callable[[], int],
+        documents: DocumentStore,
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self._limiter = limiter
+        self._documents = documents
         self._time_budget_ms = time_budget_ms
         self._version = version
         # The table sizes the cost check weighs rows by, with the data version they are of.
@@ -78,6 +90,12 @@ class ApiGraphQLView(GraphQLView[Context, None]):
     @property
     def graphql_ide_html(self) -> str:
         return self._ide_html
+
+    def should_render_graphql_ide(self, request: Any) -> bool:
+        # A GET with a persisted query's hash (and no query) is an operation, not the page.
+        return "extensions" not in request.query_params and super().should_render_graphql_ide(
+            request
+        )
 
     def render_graphql_ide(self, request: Request) -> Response:
         # The page as hashed for its policy (Strawberry's own renders it through Jinja).
@@ -109,8 +127,34 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         except RecursionError:  # [[[[...]]]]: the decoder's stack, not a server fault
             raise TransportError(400, "JSON in the request is nested too deeply") from None
 
+    def parse_query_params(self, params: Any) -> dict[str, Any]:
+        try:
+            return super().parse_query_params(params)
+        except TransportError as error:
+            if error.reason != "Unable to parse request body as JSON":
+                raise
+            raise TransportError(
+                400, "the variables or extensions parameter of a GET is not valid JSON"
+            ) from None
+
+    def parse_http_body(
+        self, request: SyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        data = super().parse_http_body(request)
+        if isinstance(data, list):
+            return data  # a batch: refused by the base view
+        if is_persisted(data):
+            stored = data.query is None
+            data = resolve_persisted(data, self._documents)
+            if stored and data.query is not None:  # checked before it was stored
+                refuse_unclear_operation(data.query, data.operation_name, self._parse)
+        if request.method == "GET" and data.query is not None:
+            refuse_non_query_over_get(data.query, data.operation_name, self._parse)
+        return data
+
     def process_result(self, request: Request, result: ExecutionResult) -> GraphQLHTTPResponse:
         if result.errors:
+            uncacheable()  # an answer with errors gets no ETag and is never replayed
             result.errors = [shape_error(error, self._argument_names) for error in result.errors]
         data = super().process_result(request, result)
         extensions = dict(data.pop("extensions", None) or {})
@@ -134,6 +178,9 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         refuse_unclear_request(request, self._parse)
         try:
             return self.run(request=request)
+        except TransportRefusal as refusal:
+            uncacheable()
+            return refusal_response(refusal)
         except Refused as refused:
             raise refused.error from None
         except OperationTimeout:
@@ -151,5 +198,12 @@ class ApiGraphQLView(GraphQLView[Context, None]):
 
 
 def is_ide_request() -> bool:
-    """True for the GET that loads GraphiQL (no query): needs no key, charges no quota."""
-    return request.method == "GET" and "query" not in request.args
+    """True for the GET that loads GraphiQL (no query, no persisted query's hash): needs no key,
+    charges no quota."""
+    args = request.args
+    return request.method == "GET" and "query" not in args and "extensions" not in args
+
+
+def is_persisted_get() -> bool:
+    """True for a GET naming its document by a persisted query's hash (``extensions``)."""
+    return request.method == "GET" and "extensions" in request.args

@@ -75,10 +75,22 @@ def _applies() -> bool:
     return g.get("api_key") is not None and request_policy().conditional
 
 
+def _cache_control() -> str:
+    max_age = request_policy().max_age
+    return CACHE_CONTROL if max_age is None else f"private, max-age={max_age}"
+
+
+def uncacheable() -> None:
+    """The current request's response gets no ETag, no 304 and is not replayed (an answer with
+    errors, which a policy made conditional before the request ran)."""
+    for name in ("etag", "revalidating", "replay_mark"):
+        g.pop(name, None)
+
+
 def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
     response = Response(status=304)
     response.set_etag(client_tag)
-    response.headers["Cache-Control"] = CACHE_CONTROL
+    response.headers["Cache-Control"] = _cache_control()
     response.headers.update(quota_headers)
     return response
 
@@ -118,5 +130,5 @@ def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]
             response = _not_modified(client_tag, kept)
         elif not response.get_etag()[0]:
             response.set_etag(tag)
-            response.headers["Cache-Control"] = CACHE_CONTROL
+            response.headers["Cache-Control"] = _cache_control()
         return response

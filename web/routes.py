@@ -29,6 +29,10 @@ class RoutePolicy:
     # The answer depends on the current minute: always (True), or when one of these query
     # parameters is given (open_now). Its ETag then names the minute (web.conditional).
     clocked: bool | tuple[str, ...] = False
+    # A conditional 200 may be kept this many seconds (``private, max-age``); None: revalidate.
+    max_age: int | None = None
+    # A request this gives a policy for is served under that one (a persisted GraphQL GET).
+    refine: "Callable[[], RoutePolicy | None] | None" = None
 
     def reads_clock(self, params: Iterable[str]) -> bool:
         """Whether a request with the query parameters ``params`` is answered for a minute."""
@@ -47,10 +51,11 @@ def route_policy(
     conditional: bool,
     open_when: Callable[[], bool] | None = None,
     clocked: bool | tuple[str, ...] = False,
+    refine: Callable[[], RoutePolicy | None] | None = None,
 ) -> Callable[[V], V]:
     """Declare a view's policy (put it right under the route decorator: it marks the function
     the route registers)."""
-    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked)
+    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked, refine=refine)
 
     def declare(view: V) -> V:
         setattr(view, POLICY_ATTRIBUTE, policy)
@@ -110,5 +115,7 @@ def request_policy() -> RoutePolicy:
         policy = declared_policy(current_app, request.endpoint, request.path)
         if policy.open_when is not None and policy.open_when():
             policy = OPEN
+        elif policy.refine is not None:
+            policy = policy.refine() or policy
         g.route_policy = policy
     return policy

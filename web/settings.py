@@ -43,6 +43,12 @@ class WebSettings:
     graphql_time_budget_ms: int = 3_000
     # GraphQL: a document whose cost estimate is at least this is heavy work (web.concurrency).
     graphql_heavy_cost: int = 20_000
+    # GraphQL persisted queries (APQ): documents kept (least recently used out; in Redis when the
+    # quotas are), the largest stored (at most MAX_BODY_BYTES), and how long a browser may keep
+    # a persisted query's answer to a GET (Cache-Control: private, max-age).
+    graphql_persisted_entries: int = 1_000
+    graphql_persisted_max_bytes: int = 16 * 1024
+    graphql_persisted_max_age_s: int = 60
     # Heavy requests in flight at once across all workers: per key, and over all keys (by
     # default half the workers, WEB_CONCURRENCY or one per core, at least 1).
     heavy_per_key: int = 1
@@ -80,6 +86,13 @@ class WebSettings:
                 env, "GRAPHQL_TIME_BUDGET_MS", cls.graphql_time_budget_ms
             ),
             graphql_heavy_cost=positive_int(env, "GRAPHQL_HEAVY_COST", cls.graphql_heavy_cost),
+            graphql_persisted_entries=positive_int(
+                env, "GRAPHQL_PERSISTED_ENTRIES", cls.graphql_persisted_entries
+            ),
+            graphql_persisted_max_bytes=_persisted_max_bytes(env),
+            graphql_persisted_max_age_s=whole_number(
+                env, "GRAPHQL_PERSISTED_MAX_AGE_S", cls.graphql_persisted_max_age_s
+            ),
             heavy_per_key=positive_int(env, "HEAVY_PER_KEY", cls.heavy_per_key),
             heavy_total=positive_int(env, "HEAVY_TOTAL", _default_heavy_total(env)),
             trusted_proxy_hops=whole_number(env, "TRUSTED_PROXY_HOPS", 0),
@@ -108,6 +121,9 @@ def configure(app: Flask, overrides: Mapping[str, Any] | None) -> None:
         GRAPHQL_COST_BUDGET=web.graphql_cost_budget,
         GRAPHQL_TIME_BUDGET_MS=web.graphql_time_budget_ms,
         GRAPHQL_HEAVY_COST=web.graphql_heavy_cost,
+        GRAPHQL_PERSISTED_ENTRIES=web.graphql_persisted_entries,
+        GRAPHQL_PERSISTED_MAX_BYTES=web.graphql_persisted_max_bytes,
+        GRAPHQL_PERSISTED_MAX_AGE_S=web.graphql_persisted_max_age_s,
         HEAVY_PER_KEY=web.heavy_per_key,
         HEAVY_TOTAL=web.heavy_total,
         TRUSTED_PROXY_HOPS=web.trusted_proxy_hops,
@@ -137,6 +153,18 @@ def page_cache_bytes(app: Flask) -> int:
 def _default_heavy_total(env: Mapping[str, str]) -> int:
     """Half the gunicorn workers: WEB_CONCURRENCY as gunicorn.conf.py reads it, else the cores."""
     return default_heavy_total(positive_int(env, "WEB_CONCURRENCY", os.cpu_count() or 1))
+
+
+def _persisted_max_bytes(env: Mapping[str, str]) -> int:
+    value = positive_int(
+        env, "GRAPHQL_PERSISTED_MAX_BYTES", WebSettings.graphql_persisted_max_bytes
+    )
+    if value > MAX_BODY_BYTES:
+        raise ConfigError(
+            f"GRAPHQL_PERSISTED_MAX_BYTES must be at most {MAX_BODY_BYTES} (the largest request "
+            f"body); got {value}"
+        )
+    return value
 
 
 def _switch(env: Mapping[str, str], name: str, default: bool) -> bool:
