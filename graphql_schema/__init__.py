@@ -59,12 +59,12 @@ def init_graphql(app: Flask) -> None:
         )
     else:
         view = ApiGraphQLView.as_view("graphql", **options)
-    # The answer may read the clock (opening hours now): its ETag names the minute.
+    # An answer that read the clock (opening hours now) is tagged for its minute only.
     persisted_get = RoutePolicy(
         keyed=True,
         metered=True,
         conditional=True,
-        clocked=True,
+        clocked_by_answer=True,
         max_age=app.config["GRAPHQL_PERSISTED_MAX_AGE_S"],
     )
     route_policy(

@@ -27,7 +27,7 @@ from .caching import cache_key
 from .limits import held_units, quota_headers
 from .replay import mark_replayable
 from .routes import request_policy
-from .today import request_now, request_today
+from .today import current_minute, request_now, request_today
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
 
@@ -83,7 +83,7 @@ def _cache_control() -> str:
 def uncacheable() -> None:
     """The current request's response gets no ETag, no 304 and is not replayed (an answer with
     errors, which a policy made conditional before the request ran)."""
-    for name in ("etag", "revalidating", "replay_mark"):
+    for name in ("etag", "etag_minute", "revalidating", "replay_mark"):
         g.pop(name, None)
 
 
@@ -104,14 +104,20 @@ def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]
     def not_modified() -> Response | None:
         if request.method not in ("GET", "HEAD") or not _applies():
             return None
+        policy = request_policy()
         current, today = version(), request_today()
-        clocked = request_policy().reads_clock(request.args)
+        clocked = policy.reads_clock(request.args)
         g.etag = request_etag(current, today, request_now() if clocked else None)
+        tags = [g.etag]
+        if policy.clocked_by_answer:  # the client may hold either tag (see tag_response)
+            g.etag_minute = request_etag(current, today, current_minute())
+            tags.append(g.etag_minute)
         mark_replayable(current, today)
-        client_tag = _matching(g.etag)
-        if client_tag is None:
+        matched = [(tag, client) for tag in tags if (client := _matching(tag)) is not None]
+        if not matched:
             return None
-        if g.etag in issued:
+        tag, client_tag = matched[0]
+        if tag in issued:
             headers = quota_headers(limiter, held=held_units(g.api_key))
             if headers.get("X-RateLimit-Remaining") != "0":
                 return _not_modified(client_tag, headers)
@@ -123,9 +129,11 @@ def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]
         tag = g.get("etag")
         if response.status_code != 200 or not tag:
             return response
+        if g.get("clock_read") and g.get("etag_minute"):
+            tag = g.etag_minute  # the answer read the clock: it holds for this minute only
         issued.add(tag)
         client_tag = g.get("revalidating")
-        if client_tag is not None:
+        if client_tag is not None and client_tag.split(":", 1)[0] == tag:
             kept = {k: v for k, v in response.headers.items() if k.lower().startswith("x-")}
             response = _not_modified(client_tag, kept)
         elif not response.get_etag()[0]:

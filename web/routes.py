@@ -29,6 +29,9 @@ class RoutePolicy:
     # The answer depends on the current minute: always (True), or when one of these query
     # parameters is given (open_now). Its ETag then names the minute (web.conditional).
     clocked: bool | tuple[str, ...] = False
+    # Whether the answer reads the clock is known once it has run (a GraphQL document): its tag
+    # names the minute only when it did (web.today.request_now).
+    clocked_by_answer: bool = False
     # A conditional 200 may be kept this many seconds (``private, max-age``); None: revalidate.
     max_age: int | None = None
     # A request this gives a policy for is served under that one (a persisted GraphQL GET).

@@ -29,6 +29,12 @@ def request_now() -> datetime:
     """The minute the current request is answered for (UTC), from the request's one clock
     reading; marks the answer as one that describes that minute."""
     g.clock_read = True
+    return current_minute()
+
+
+def current_minute() -> datetime:
+    """The request's minute, as request_now gives it, without marking the answer as one that
+    depends on it (to name a tag the answer may turn out to need)."""
     return _clock().replace(second=0, microsecond=0)
 
 
