@@ -301,3 +301,14 @@ def test_a_redis_store_is_shared_by_two_workers_and_bounded(make_app) -> None:
             assert client.hlen("{cds:apq}:documents") == 2
             assert client.zcard("{cds:apq}:used") == 2
             assert 0 < client.ttl("{cds:apq}:documents") <= 7 * 24 * 3600
+
+
+def test_while_redis_is_away_each_worker_keeps_its_own(make_app) -> None:
+    with redis_server("the store falls back to memory when Redis fails") as server:
+        app = make_app(RATELIMIT_STORAGE_URI=server.url)
+        client, headers = app.test_client(), _key(app)
+        server.stop()
+        body = {"query": QUERY, "extensions": json.loads(persisted(QUERY))}
+        assert client.post("/graphql", json=body, headers=headers).status_code == 200
+        answer = _get(client, headers, extensions=persisted(QUERY))
+        assert "laws" in answer.get_json()["data"]

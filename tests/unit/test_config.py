@@ -42,6 +42,9 @@ def test_environment_values_override_defaults(tmp_path: Path) -> None:
         ("HEAVY_PER_KEY", "one"),
         ("HEAVY_TOTAL", "-2"),
         ("WEB_CONCURRENCY", "0"),  # read for HEAVY_TOTAL's default
+        ("GRAPHQL_PERSISTED_ENTRIES", "0"),
+        ("GRAPHQL_PERSISTED_MAX_BYTES", "65537"),  # over the request body limit
+        ("GRAPHQL_PERSISTED_MAX_AGE_S", "-1"),
     ],
 )
 def test_an_unusable_value_fails_naming_the_variable(tmp_path: Path, name: str, value: str) -> None:
@@ -85,3 +88,24 @@ def test_heavy_work_bounds_come_from_the_environment() -> None:
     }
     web = WebSettings.from_env(environ)
     assert (web.graphql_heavy_cost, web.heavy_per_key, web.heavy_total) == (8_000, 2, 3)
+
+
+def test_persisted_query_settings_come_from_the_environment() -> None:
+    default = WebSettings.from_env({})
+    assert (
+        default.graphql_persisted_entries,
+        default.graphql_persisted_max_bytes,
+        default.graphql_persisted_max_age_s,
+    ) == (1_000, 16_384, 60)
+    web = WebSettings.from_env(
+        {
+            "GRAPHQL_PERSISTED_ENTRIES": "50",
+            "GRAPHQL_PERSISTED_MAX_BYTES": "65536",
+            "GRAPHQL_PERSISTED_MAX_AGE_S": "0",
+        }
+    )
+    assert (
+        web.graphql_persisted_entries,
+        web.graphql_persisted_max_bytes,
+        web.graphql_persisted_max_age_s,
+    ) == (50, 65_536, 0)
