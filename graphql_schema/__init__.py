@@ -15,7 +15,7 @@ from web.state import web_state
 
 from .accel.result_cache import CachingGraphQLView
 from .schema import make_schema
-from .view import ApiGraphQLView, assets, is_ide_request
+from .view import ApiGraphQLView, assets, graphql_error_response, is_ide_request
 
 GRAPHQL_PATH = "/graphql"
 
@@ -50,8 +50,19 @@ def init_graphql(app: Flask) -> None:
         )
     else:
         view = ApiGraphQLView.as_view("graphql", **options)
-    route_policy(keyed=True, metered=True, conditional=False, open_when=is_ide_request)(view)
+    # Its HTTP-level errors (401, 429, 400, ...) are GraphQL responses, as every client reads.
+    route_policy(
+        keyed=True,
+        metered=True,
+        conditional=False,
+        open_when=is_ide_request,
+        render_error=graphql_error_response,
+    )(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
     # Other methods on /graphql (405) need a key and are charged like operations.
-    declare_paths(app, RoutePolicy(keyed=True, metered=True), exact=[GRAPHQL_PATH])
+    declare_paths(
+        app,
+        RoutePolicy(keyed=True, metered=True, render_error=graphql_error_response),
+        exact=[GRAPHQL_PATH],
+    )
     app.register_blueprint(assets)

@@ -1,4 +1,5 @@
-"""The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
+"""The /graphql view: sync Strawberry view, our context, HTTP-level errors as GraphQL responses,
+offline GraphiQL."""
 
 import json
 import time
@@ -7,7 +8,7 @@ from typing import Any
 
 import orjson
 from cross_web import HTTPException as TransportError
-from flask import Blueprint, Request, Response, abort, g, request
+from flask import Blueprint, Request, Response, abort, current_app, g, request
 from flask_limiter import Limiter
 from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse
@@ -31,6 +32,10 @@ from .graphiql import STATIC_URL, graphiql_page
 from .schema import MAX_TOKENS
 from .transport import refuse_unclear_request, shared_parse
 
+# GraphQL over HTTP's media type for responses; application/json for clients that do not ask for it.
+GRAPHQL_RESPONSE_TYPE = "application/graphql-response+json"
+JSON_TYPE = "application/json"
+
 assets = Blueprint(
     "graphiql", __name__, static_folder="static/graphiql", static_url_path=STATIC_URL
 )
@@ -39,6 +44,29 @@ assets = Blueprint(
 def offline_graphiql_html() -> str:
     """Strawberry's GraphiQL page, served offline with our key handling (``graphiql``)."""
     return graphiql_page(get_graphql_ide_html("graphiql"))
+
+
+def response_media_type() -> str:
+    """``application/graphql-response+json`` when the request's Accept lists it (at least as
+    high as ``application/json``), else ``application/json`` (GraphQL over HTTP, legacy clients).
+    """
+    listed = {value.lower(): quality for value, quality in request.accept_mimetypes}
+    wanted = listed.get(GRAPHQL_RESPONSE_TYPE, 0)
+    return GRAPHQL_RESPONSE_TYPE if wanted > 0 and wanted >= listed.get(JSON_TYPE, 0) else JSON_TYPE
+
+
+def graphql_error_response(code: int, message: str, docs: str, param: str | None) -> Response:
+    """An HTTP-level refusal of /graphql (no key, quota spent, bad request, ...) as a GraphQL
+    response: one error, whose ``extensions`` carry what the REST envelope does (code = HTTP
+    status, docs link, param). web.errors sets the status and headers (Retry-After, ...)."""
+    extensions: dict[str, Any] = {"code": code, "docs": docs}
+    if param is not None:
+        extensions["param"] = param
+    body = {"errors": [{"message": message, "extensions": extensions}]}
+    response = Response(current_app.json.dumps(body))
+    response.mimetype = response_media_type()
+    response.vary.add("Accept")
+    return response
 
 
 class ApiGraphQLView(GraphQLView[Context, None]):
@@ -144,7 +172,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         except UnicodeDecodeError:
             abort(400, description="request body is not valid UTF-8 JSON")
         except TransportError as error:
-            # Malformed transport (bad JSON, no query, batches): the app-wide envelope, not text.
+            # Malformed transport (bad JSON, no query, batches): the app-wide error, not text.
             if error.status_code == 405:
                 raise MethodNotAllowed(valid_methods=["GET", "POST"]) from error
             abort(error.status_code, description=error.reason)

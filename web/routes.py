@@ -1,4 +1,5 @@
-"""Route policy: whether a request needs an API key, is charged to the key's quota, and gets ETags.
+"""Route policy: whether a request needs an API key, is charged to the key's quota, gets ETags,
+and how its errors are written.
 
 A route declares its policy where it is defined, with :func:`route_policy` on its view function.
 Requests that match no route (a 404, a 405) and routes that declare nothing take the policy of
@@ -8,12 +9,16 @@ quota) read the current request's policy from :func:`request_policy`.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 
 V = TypeVar("V", bound=Callable[..., object])
+
+# Renders an error (status, message, docs link, parameter or None) as the body and content type
+# a route's clients read; web.errors sets the status and headers. None: the REST envelope.
+ErrorRenderer = Callable[[int, str, str, str | None], Response]
 
 POLICY_ATTRIBUTE = "route_policy"  # on a view function
 PATHS_EXTENSION = "cds.route_paths"
@@ -29,6 +34,8 @@ class RoutePolicy:
     # The answer depends on the current minute: always (True), or when one of these query
     # parameters is given (open_now). Its ETag then names the minute (web.conditional).
     clocked: bool | tuple[str, ...] = False
+    # How the route's errors are written (the GraphQL edge answers GraphQL responses).
+    render_error: ErrorRenderer | None = None
 
     def reads_clock(self, params: Iterable[str]) -> bool:
         """Whether a request with the query parameters ``params`` is answered for a minute."""
@@ -47,10 +54,11 @@ def route_policy(
     conditional: bool,
     open_when: Callable[[], bool] | None = None,
     clocked: bool | tuple[str, ...] = False,
+    render_error: ErrorRenderer | None = None,
 ) -> Callable[[V], V]:
     """Declare a view's policy (put it right under the route decorator: it marks the function
     the route registers)."""
-    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked)
+    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked, render_error)
 
     def declare(view: V) -> V:
         setattr(view, POLICY_ATTRIBUTE, policy)
@@ -109,6 +117,6 @@ def request_policy() -> RoutePolicy:
     if policy is None:
         policy = declared_policy(current_app, request.endpoint, request.path)
         if policy.open_when is not None and policy.open_when():
-            policy = OPEN
+            policy = replace(OPEN, render_error=policy.render_error)
         g.route_policy = policy
     return policy
