@@ -178,6 +178,15 @@ class ApiGraphQLView(GraphQLView[Context, None]):
             abort(error.status_code, description=error.reason)
 
 
+def sdl_view(sdl: str) -> Callable[[], Response]:
+    """``GET /graphql/schema.graphql``: the schema in SDL, for codegen and typed clients."""
+
+    def schema_sdl() -> Response:
+        return Response(sdl, mimetype="text/plain")  # charset=utf-8 is added for text/*
+
+    return schema_sdl
+
+
 def is_ide_request() -> bool:
     """True for the GET that loads GraphiQL (no query): needs no key, charges no quota."""
     return request.method == "GET" and "query" not in request.args

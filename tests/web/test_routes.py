@@ -41,6 +41,7 @@ OPEN_ROUTES = [
     "/api/v1/docs",
     "/api/v1/docs/static/<path:filename>",
     "/graphql/static/graphiql/<path:filename>",
+    "/graphql/schema.graphql",
 ]
 
 
