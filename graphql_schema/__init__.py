@@ -15,16 +15,19 @@ from web.settings import page_cache_bytes
 from web.state import web_state
 
 from .accel.result_cache import CachingGraphQLView
+from .refusals import graphql_error_response
 from .schema import make_schema
-from .view import ApiGraphQLView, assets, is_ide_request, is_persisted_get
+from .view import ApiGraphQLView, assets, is_ide_request, is_persisted_get, sdl_view
 
 GRAPHQL_PATH = "/graphql"
+SDL_PATH = "/graphql/schema.graphql"
 
-__all__ = ["GRAPHQL_PATH", "init_graphql", "is_ide_request", "make_schema"]
+__all__ = ["GRAPHQL_PATH", "SDL_PATH", "init_graphql", "is_ide_request", "make_schema"]
 
 
 def init_graphql(app: Flask) -> None:
-    """Serve the schema at /graphql (GET and POST) and GraphiQL's vendored assets.
+    """Serve the schema at /graphql (GET and POST), its SDL at /graphql/schema.graphql and
+    GraphiQL's vendored assets.
 
     Operations need a key and are charged by their cost; the GraphiQL page (a GET without a query)
     is open. The cost and time budgets come from ``GRAPHQL_COST_BUDGET`` and
@@ -35,12 +38,13 @@ def init_graphql(app: Flask) -> None:
     """
     state = web_state(app)
     tricks = app.config["SPEED_TRICKS"]
+    schema = make_schema(
+        stock=not tricks,
+        cost_budget=app.config["GRAPHQL_COST_BUDGET"],
+        heavy_cost=app.config["GRAPHQL_HEAVY_COST"],
+    )
     options: dict[str, Any] = {
-        "schema": make_schema(
-            stock=not tricks,
-            cost_budget=app.config["GRAPHQL_COST_BUDGET"],
-            heavy_cost=app.config["GRAPHQL_HEAVY_COST"],
-        ),
+        "schema": schema,
         "limiter": state.limiter,
         "time_budget_ms": app.config["GRAPHQL_TIME_BUDGET_MS"],
         "version": state.version.get,
@@ -66,15 +70,27 @@ def init_graphql(app: Flask) -> None:
         conditional=True,
         clocked_by_answer=True,
         max_age=app.config["GRAPHQL_PERSISTED_MAX_AGE_S"],
+        render_error=graphql_error_response,
     )
+    # Its HTTP-level errors (401, 429, 400, ...) are GraphQL responses, as every client reads.
     route_policy(
         keyed=True,
         metered=True,
         conditional=False,
         open_when=is_ide_request,
         refine=lambda: persisted_get if is_persisted_get() else None,
+        render_error=graphql_error_response,
     )(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
     # Other methods on /graphql (405) need a key and are charged like operations.
-    declare_paths(app, RoutePolicy(keyed=True, metered=True), exact=[GRAPHQL_PATH])
+    declare_paths(
+        app,
+        RoutePolicy(keyed=True, metered=True, render_error=graphql_error_response),
+        exact=[GRAPHQL_PATH],
+    )
+    # The SDL, like the OpenAPI document: no key, no charge (what codegen reads).
+    sdl = route_policy(keyed=False, metered=False, conditional=False)(
+        sdl_view(str(schema).strip() + "\n")
+    )
+    app.add_url_rule(SDL_PATH, "graphql_sdl", view_func=sdl, methods=["GET"])
     app.register_blueprint(assets)

@@ -1,4 +1,5 @@
-"""The /graphql view: sync Strawberry view, our context, envelope errors, offline GraphiQL."""
+"""The /graphql view: sync Strawberry view, our context, HTTP-level errors as GraphQL responses,
+offline GraphiQL."""
 
 import json
 import time
@@ -191,10 +192,19 @@ class ApiGraphQLView(GraphQLView[Context, None]):
         except UnicodeDecodeError:
             abort(400, description="request body is not valid UTF-8 JSON")
         except TransportError as error:
-            # Malformed transport (bad JSON, no query, batches): the app-wide envelope, not text.
+            # Malformed transport (bad JSON, no query, batches): the app-wide error, not text.
             if error.status_code == 405:
                 raise MethodNotAllowed(valid_methods=["GET", "POST"]) from error
             abort(error.status_code, description=error.reason)
+
+
+def sdl_view(sdl: str) -> Callable[[], Response]:
+    """``GET /graphql/schema.graphql``: the schema in SDL, for codegen and typed clients."""
+
+    def schema_sdl() -> Response:
+        return Response(sdl, mimetype="text/plain")  # charset=utf-8 is added for text/*
+
+    return schema_sdl
 
 
 def is_ide_request() -> bool:

@@ -1,6 +1,8 @@
-"""App-wide error handlers: every failure becomes the SPEC 7 envelope, status = error.code.
+"""App-wide error handlers: every failure becomes an error answer with status = its code.
 
-Both edges share them: HTTP-level failures on /graphql (401, 413, 429, 405) get this envelope too.
+Both edges share them. The answer is the SPEC 7 envelope unless the request's route declares
+another renderer (web.routes): /graphql answers its HTTP-level failures (401, 405, 413, 429,
+503, ...) as GraphQL responses, with the same status, message, docs link and headers.
 """
 
 from typing import Any
@@ -17,6 +19,7 @@ from service.errors import (
 )
 
 from .links import public_link
+from .routes import request_policy
 
 RETRY_AFTER = "retry_after"  # g attribute: the Retry-After of a refusal (web.http keeps it)
 
@@ -38,11 +41,17 @@ def docs_link(code: int) -> str:
     return f"{base}#error-{code}"
 
 
+def envelope_response(code: int, message: str, docs: str, param: str | None) -> Response:
+    """The error envelope (every route that declares no other renderer)."""
+    return jsonify(error_body(code, message, docs, param))
+
+
 def error_response(
     code: int, message: str, *, param: str | None = None, headers: dict[str, str] | None = None
 ) -> Response:
-    """Render the error envelope with HTTP status ``code``."""
-    response = jsonify(error_body(code, message, docs_link(code), param))
+    """Render the error with HTTP status ``code``, as the request's route renders errors."""
+    render = request_policy().render_error or envelope_response
+    response = render(code, message, docs_link(code), param)
     response.status_code = code
     for name, value in (headers or {}).items():
         response.headers[name] = value

@@ -42,7 +42,7 @@ def init_cors(app: Flask, *, origins: list[str] | str) -> None:
     """CORS for browser clients of both edges (no credentials), exposing the quota headers."""
     CORS(
         app,
-        resources={r"/api/v1/*": {}, r"/graphql": {}},
+        resources={r"/api/v1/*": {}, r"/graphql": {}, r"/graphql/schema.graphql": {}},
         origins=origins,
         supports_credentials=False,
         allow_headers=[KEY_HEADER, AUTHORIZATION, "Content-Type", REQUEST_ID_HEADER],

@@ -1,4 +1,5 @@
-"""Route policy: whether a request needs an API key, is charged to the key's quota, and gets ETags.
+"""Route policy: whether a request needs an API key, is charged to the key's quota, gets ETags,
+and how its errors are written.
 
 A route declares its policy where it is defined, with :func:`route_policy` on its view function.
 Requests that match no route (a 404, a 405) and routes that declare nothing take the policy of
@@ -8,12 +9,16 @@ quota) read the current request's policy from :func:`request_policy`.
 """
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, current_app, g, request
 
 V = TypeVar("V", bound=Callable[..., object])
+
+# Renders an error (status, message, docs link, parameter or None) as the body and content type
+# a route's clients read; web.errors sets the status and headers. None: the REST envelope.
+ErrorRenderer = Callable[[int, str, str, str | None], Response]
 
 POLICY_ATTRIBUTE = "route_policy"  # on a view function
 PATHS_EXTENSION = "cds.route_paths"
@@ -36,6 +41,8 @@ class RoutePolicy:
     max_age: int | None = None
     # A request this gives a policy for is served under that one (a persisted GraphQL GET).
     refine: "Callable[[], RoutePolicy | None] | None" = None
+    # How the route's errors are written (the GraphQL edge answers GraphQL responses).
+    render_error: ErrorRenderer | None = None
 
     def reads_clock(self, params: Iterable[str]) -> bool:
         """Whether a request with the query parameters ``params`` is answered for a minute."""
@@ -55,10 +62,13 @@ def route_policy(
     open_when: Callable[[], bool] | None = None,
     clocked: bool | tuple[str, ...] = False,
     refine: Callable[[], RoutePolicy | None] | None = None,
+    render_error: ErrorRenderer | None = None,
 ) -> Callable[[V], V]:
     """Declare a view's policy (put it right under the route decorator: it marks the function
     the route registers)."""
-    policy = RoutePolicy(keyed, metered, conditional, open_when, clocked, refine=refine)
+    policy = RoutePolicy(
+        keyed, metered, conditional, open_when, clocked, refine=refine, render_error=render_error
+    )
 
     def declare(view: V) -> V:
         setattr(view, POLICY_ATTRIBUTE, policy)
@@ -117,7 +127,7 @@ def request_policy() -> RoutePolicy:
     if policy is None:
         policy = declared_policy(current_app, request.endpoint, request.path)
         if policy.open_when is not None and policy.open_when():
-            policy = OPEN
+            policy = replace(OPEN, render_error=policy.render_error)
         elif policy.refine is not None:
             policy = policy.refine() or policy
         g.route_policy = policy

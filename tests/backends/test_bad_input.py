@@ -19,6 +19,7 @@ from werkzeug.test import TestResponse
 
 from models import Deal, Dispensary, Doctor, Strain
 from service.filters import SEARCH_MIN_LENGTH
+from tests.graphql_refusals import refusal
 
 Body = dict[str, Any]
 Check = Callable[[Body, Any], None]
@@ -470,6 +471,13 @@ def assert_envelope(case: Case, response: TestResponse, backend: Any) -> None:
     elif case.status == 200:
         assert set(body) <= {"data", "errors", "extensions"}
         assert "data" in body
+    elif case.body is not None or case.target.startswith("/graphql"):
+        # /graphql refuses with a GraphQL response carrying the envelope's fields.
+        error = refusal(response)
+        assert error["code"] == case.status
+        assert error["message"]
+        assert error["docs"].endswith(f"#error-{case.status}")
+        assert error.get("param") == case.param
     else:
         error = body["error"]
         assert body["success"] is False

@@ -11,6 +11,7 @@ SDL_SNAPSHOT = Path(__file__).with_name("schema.graphql")
 NON_API_RULES = {
     "/",
     "/graphql",
+    "/graphql/schema.graphql",
     "/docs/errors",
     "/api/v1/openapi.json",
     "/api/v1/docs",
@@ -121,3 +122,22 @@ def test_the_openapi_document_matches_the_committed_snapshot_byte_for_byte(
         "The OpenAPI document changed. If that is deliberate, save the served document "
         "(GET /api/v1/openapi.json) as tests/contract/openapi.json."
     )
+
+
+def test_the_served_sdl_is_the_snapshot_without_a_key_or_a_charge(client: FlaskClient) -> None:
+    """What codegen and typed clients read: GET /graphql/schema.graphql, like openapi.json."""
+    origin = {"Origin": "https://app.example"}
+    response = client.get("/graphql/schema.graphql", headers=origin)
+    assert response.status_code == 200
+    assert response.content_type == "text/plain; charset=utf-8"
+    assert response.get_data(as_text=True) == SDL_SNAPSHOT.read_text(encoding="utf-8")
+    assert "X-RateLimit-Limit" not in response.headers
+    # Readable by a browser tool wherever openapi.json is.
+    spec = client.get("/api/v1/openapi.json", headers=origin)
+    assert response.headers["Access-Control-Allow-Origin"] == "https://app.example"
+    assert spec.headers["Access-Control-Allow-Origin"] == "https://app.example"
+    # A key, even a bad one, changes nothing: the SDL is public.
+    keyed = client.get("/graphql/schema.graphql", headers={"X-API-Key": "cds_live_" + "C" * 32})
+    assert keyed.status_code == 200
+    assert keyed.get_data() == response.get_data()
+    assert client.post("/graphql/schema.graphql").status_code == 405

@@ -12,6 +12,7 @@ from app import create_app, dispose_engines
 from models.db import make_engine
 from seed import generate, load_dataset
 from service import keys
+from tests.graphql_refusals import refusal_body
 from web.db import request_session
 
 ENDPOINTS = [
@@ -40,10 +41,14 @@ WELL_FORMED_KEY = keys.generate_plaintext()  # never reaches the database
 def _assert_unavailable(response) -> None:
     assert response.status_code == 503
     assert response.headers["Retry-After"] == "5"
-    body = response.get_json()
-    assert body["success"] is False
-    assert body["error"]["code"] == 503
-    assert body["error"]["message"] == "the database is unavailable; retry in a few seconds"
+    message = "the database is unavailable; retry in a few seconds"
+    if response.request.path == "/graphql":  # a GraphQL response there
+        assert response.get_json() == refusal_body(503, message)
+    else:
+        body = response.get_json()
+        assert body["success"] is False
+        assert body["error"]["code"] == 503
+        assert body["error"]["message"] == message
     text_body = response.get_data(as_text=True)
     assert not [leak for leak in LEAKS if leak in text_body]
 

@@ -100,7 +100,7 @@ def test_a_heavy_request_on_one_worker_is_refused_while_the_key_runs_one_on_anot
     refused = client.post("/graphql", json={"query": HEAVY}, headers=headers)
     assert refused.status_code == 429
     assert refused.headers["Retry-After"] == "1"
-    assert "in flight for this key" in refused.get_json()["error"]["message"]
+    assert "in flight for this key" in refused.get_json()["errors"][0]["message"]
     _heavy(workers[1]).release(held)
     answered = client.post("/graphql", json={"query": HEAVY}, headers=headers)
     assert answered.status_code == 200

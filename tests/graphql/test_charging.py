@@ -9,6 +9,7 @@ from flask import Flask
 
 from service import keys
 from service.quotas import units_for_cost
+from tests.graphql_refusals import refusal
 
 # 1 + n x (1 + 2m): dispensaries 1, each of n items 1 + its menu of m items x (1 + name 1); and
 # the work: the list, and the menus of its n dispensaries.
@@ -105,7 +106,7 @@ def test_a_document_the_quota_cannot_cover_is_refused_for_one_unit(
     cheap = _post(app, headers, n=1, m=1)
     assert [r.status_code for r in (first, refused, cheap)] == [200, 429, 200]
     assert [_remaining(r) for r in (first, refused, cheap)] == [4, 3, 2]
-    assert refused.get_json()["error"] == {
+    assert refusal(refused) == {
         "code": 429,
         "message": f"this GraphQL document (estimated cost {estimate:,}) costs {units} quota "
         "units and this API key has 3 left: it was not run (the request cost 1 unit); wait for "
@@ -150,7 +151,4 @@ def test_a_replay_the_quota_cannot_cover_is_refused_as_a_fresh_answer_would_be(
     refused = _post(app, headers, **HEAVY)  # the lane declines; Flask's result cache refuses
     assert [r.status_code for r in (first, refused)] == [200, 429]
     assert [_remaining(r) for r in (first, refused)] == [9, 8]
-    assert (
-        f"costs {units} quota units and this API key has 8 left"
-        in (refused.get_json()["error"]["message"])
-    )
+    assert f"costs {units} quota units and this API key has 8 left" in (refusal(refused)["message"])

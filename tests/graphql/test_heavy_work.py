@@ -11,6 +11,7 @@ import graphql_schema.deadline
 from graphql_schema.view import ApiGraphQLView
 from service import keys
 from service.quotas import units_for_cost
+from tests.graphql_refusals import refusal, refusal_body
 from web.concurrency import HEAVY_EXTENSION, HeavyWork, Slot
 
 # Heavy (over GRAPHQL_HEAVY_COST, 20,000): 1 + 100 x (1 + 100 x 2) values, the list and 100 menus.
@@ -68,10 +69,7 @@ def test_a_keys_second_heavy_document_is_refused_at_once_and_costs_one_unit(
     assert refused.status_code == 429
     assert refused.headers["Retry-After"] == "1"
     assert refused.headers["X-RateLimit-Remaining"] == "999"
-    assert refused.get_json() == {
-        "success": False,
-        "error": {"code": 429, "message": PER_KEY_MESSAGE, "docs": "/docs/errors#error-429"},
-    }
+    assert refused.get_json() == refusal_body(429, PER_KEY_MESSAGE)
 
 
 @TRICKS
@@ -83,7 +81,7 @@ def test_past_the_total_a_heavy_document_of_any_key_is_refused(make_app, tricks:
     refused = _post(app, HEAVY, headers)
     assert refused.status_code == 429
     assert refused.headers["Retry-After"] == "1"
-    assert refused.get_json()["error"]["message"] == (
+    assert refusal(refused)["message"] == (
         "too many heavy GraphQL requests in flight for all keys together (at most 2 at a time); "
         "retry in a moment"
     )
@@ -177,7 +175,7 @@ def test_the_slot_is_freed_when_the_quota_cannot_cover_the_document(
     refused = _post(app, HEAVY, headers)
     assert refused.status_code == 429
     units = units_for_cost(_estimate(work, 100, 100))
-    assert f"costs {units} quota units" in refused.get_json()["error"]["message"]
+    assert f"costs {units} quota units" in refusal(refused)["message"]
     assert len(released) == 1
     _heavy(app).release(_heavy(app).acquire(key_id, what=WHAT))  # free for the key again
 

@@ -9,6 +9,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from strawberry.extensions import ParserCache
 
+from tests.graphql_refusals import refusal, refusal_body
+
 MICHIGAN = '{ law(state: "MI") { state } }'
 IDAHO = '{ law(state: "ID") { state } }'
 PARAMETERS = {
@@ -40,10 +42,7 @@ def test_a_repeated_query_is_refused_so_no_order_is_answered_with_the_others_res
         "/graphql", query_string=[("query", IDAHO), ("query", MICHIGAN)], headers=headers
     )
     assert [first.status_code, again.status_code] == [400, 400], again.get_json()
-    assert again.get_json() == {
-        "success": False,
-        "error": _error(400, "query was given more than once", "query"),
-    }
+    assert again.get_json() == refusal_body(400, "query was given more than once", "query")
     alone = client.get("/graphql", query_string={"query": IDAHO}, headers=headers)
     assert alone.get_json()["data"] == {"law": {"state": "Idaho"}}
 
@@ -59,7 +58,7 @@ def test_every_graphql_parameter_given_twice_in_a_get_is_a_400_naming_it(
         "/graphql", query_string=query_string, headers={"X-API-Key": api_keys["pro"]}
     )
     assert response.status_code == 400
-    assert response.get_json()["error"] == _error(400, f"{name} was given more than once", name)
+    assert refusal(response) == _error(400, f"{name} was given more than once", name)
 
 
 @pytest.mark.parametrize("name", PARAMETERS)
@@ -74,7 +73,7 @@ def test_a_graphql_parameter_in_the_url_of_a_post_is_a_400_naming_it(
         headers={"X-API-Key": api_keys["pro"]},
     )
     assert response.status_code == 400
-    assert response.get_json()["error"] == _error(
+    assert refusal(response) == _error(
         400, f"{name} belongs in the body of a POST, not in its URL", name
     )
 
@@ -113,7 +112,7 @@ def test_several_operations_without_an_operation_name_are_a_400_naming_them(
     else:
         response = client.post("/graphql", json={"query": document}, headers=headers)
     assert response.status_code == 400
-    assert response.get_json()["error"] == _error(
+    assert refusal(response) == _error(
         400,
         f"the document has several operations ({names}): say which one to run in operationName",
         "operationName",
@@ -144,7 +143,7 @@ def test_an_operation_name_that_names_no_operation_is_a_400_naming_the_ones_ther
         headers={"X-API-Key": api_keys["pro"]},
     )
     assert response.status_code == 400
-    assert response.get_json()["error"] == _error(
+    assert refusal(response) == _error(
         400, 'the document has no operation named "C" (it has A, B)', "operationName"
     )
 
@@ -156,7 +155,7 @@ def test_anonymous_is_no_operation_name(client: FlaskClient, api_keys: dict) -> 
         headers={"X-API-Key": api_keys["pro"]},
     )
     assert response.status_code == 400
-    assert response.get_json()["error"]["message"] == (
+    assert refusal(response)["message"] == (
         'the document has no operation named "anonymous" (it has anonymous, B)'
     )
 

@@ -312,3 +312,26 @@ def test_while_redis_is_away_each_worker_keeps_its_own(make_app) -> None:
         assert client.post("/graphql", json=body, headers=headers).status_code == 200
         answer = _get(client, headers, extensions=persisted(QUERY))
         assert "laws" in answer.get_json()["data"]
+
+
+@pytest.mark.parametrize(
+    ("accept", "media_type"),
+    [
+        ("application/graphql-response+json", "application/graphql-response+json"),
+        ("application/json", "application/json"),
+        (None, "application/json"),
+    ],
+)
+def test_persisted_query_refusals_answer_the_media_type_asked_for(
+    gql_client, accept: str | None, media_type: str
+) -> None:
+    client, headers = gql_client
+    if accept is not None:
+        headers = {**headers, "Accept": accept}
+    refused = _get(client, headers, extensions=persisted(QUERY, 2))
+    assert refused.status_code == 400
+    assert refused.mimetype == media_type
+    assert "Accept" in refused.headers.get("Vary", "")
+    missing = _get(client, headers, extensions=persisted("{ laws { state } }"))
+    assert missing.get_json() == NOT_FOUND
+    assert missing.mimetype == media_type

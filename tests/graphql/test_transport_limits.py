@@ -1,9 +1,11 @@
-"""Hostile request bodies on /graphql get a 400 envelope, never a 500 or a traceback."""
+"""Hostile request bodies on /graphql get a 400 GraphQL response, never a 500 or a traceback."""
 
 import logging
 
 import pytest
 from flask.testing import FlaskClient
+
+from tests.graphql_refusals import refusal
 
 DEEP = 10_000  # levels, under the 64 KiB body limit
 
@@ -16,7 +18,7 @@ DEEP = 10_000  # levels, under the 64 KiB body limit
         '{"query": "{ laws { state } }", "extensions": ' + '{"a":' * DEEP + "1" + "}" * DEEP + "}",
     ],
 )
-def test_a_deeply_nested_json_body_is_a_400_envelope(
+def test_a_deeply_nested_json_body_is_a_400(
     client: FlaskClient, api_keys: dict, caplog: pytest.LogCaptureFixture, body: str
 ) -> None:
     assert len(body.encode()) < 64 * 1024
@@ -27,7 +29,7 @@ def test_a_deeply_nested_json_body_is_a_400_envelope(
             headers={"X-API-Key": api_keys["pro"], "Content-Type": "application/json"},
         )
     assert response.status_code == 400
-    assert response.get_json()["error"] == {
+    assert refusal(response) == {
         "code": 400,
         "message": "JSON in the request is nested too deeply",
         "docs": "/docs/errors#error-400",
@@ -35,13 +37,11 @@ def test_a_deeply_nested_json_body_is_a_400_envelope(
     assert not [r for r in caplog.records if r.exc_info]
 
 
-def test_deeply_nested_variables_in_a_get_are_a_400_envelope(
-    client: FlaskClient, api_keys: dict
-) -> None:
+def test_deeply_nested_variables_in_a_get_are_a_400(client: FlaskClient, api_keys: dict) -> None:
     response = client.get(
         "/graphql",
         query_string={"query": "{ laws { state } }", "variables": "[" * DEEP + "]" * DEEP},
         headers={"X-API-Key": api_keys["pro"]},
     )
     assert response.status_code == 400
-    assert response.get_json()["error"]["message"] == "JSON in the request is nested too deeply"
+    assert refusal(response)["message"] == "JSON in the request is nested too deeply"

@@ -8,6 +8,8 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from tests.graphql_refusals import refusal_body
+
 REST_PATHS = [
     "/api/v1/strains",
     "/api/v1/strains/blue-dream",
@@ -158,7 +160,7 @@ def test_graphql_allows_only_get_and_post(client: FlaskClient, api_keys: dict, m
         (b'[{"query": "{ laws { state } }"}]', "Batching is not enabled"),
     ],
 )
-def test_malformed_graphql_requests_get_a_400_envelope(
+def test_malformed_graphql_requests_get_a_400(
     client: FlaskClient, api_keys: dict, body: bytes, message: str
 ) -> None:
     response = client.post(
@@ -168,14 +170,10 @@ def test_malformed_graphql_requests_get_a_400_envelope(
     )
     assert response.status_code == 400
     assert response.content_type == "application/json"
-    assert response.get_json()["error"] == {
-        "code": 400,
-        "message": message,
-        "docs": response.get_json()["error"]["docs"],
-    }
+    assert response.get_json() == refusal_body(400, message)
 
 
-def test_graphql_bodies_over_64_kib_get_a_413_envelope(client: FlaskClient, api_keys: dict) -> None:
+def test_graphql_bodies_over_64_kib_get_a_413(client: FlaskClient, api_keys: dict) -> None:
     headers = {"X-API-Key": api_keys["pro"], "Content-Type": "application/json"}
     padding = " " * (64 * 1024 - len('{"query": "{ laws { state } }"}'))
     fits = client.post(
@@ -186,7 +184,7 @@ def test_graphql_bodies_over_64_kib_get_a_413_envelope(client: FlaskClient, api_
         "/graphql", data='{"query": "{ laws { state } }"}' + padding + " ", headers=headers
     )
     assert too_big.status_code == 413
-    assert too_big.get_json()["error"]["message"] == "request body too large: at most 65536 bytes"
+    assert too_big.get_json() == refusal_body(413, "request body too large: at most 65536 bytes")
 
 
 def test_flask_debug_does_not_enable_debugging(

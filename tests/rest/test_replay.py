@@ -203,7 +203,7 @@ def test_a_post_without_a_verified_key_is_refused_without_reading_its_body(
     environ |= {"CONTENT_LENGTH": "60000", "wsgi.input": UnsentBody()}
     body, status, _headers = run_wsgi_app(app, environ)
     assert status == "401 UNAUTHORIZED"
-    assert json.loads(b"".join(body))["error"]["code"] == 401
+    assert json.loads(b"".join(body))["errors"][0]["extensions"]["code"] == 401
 
 
 def test_conditional_and_head_requests_are_left_to_flask(make_app, api_keys: dict) -> None:

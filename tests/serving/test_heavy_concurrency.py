@@ -92,7 +92,7 @@ def _heavy_sender(port: int, key: str, nonces: Iterator[int], until: float, seen
         if status == 200:
             kind = "admitted"
         elif status == 429:
-            message = json.loads(reply)["error"]["message"]
+            message = json.loads(reply)["errors"][0]["message"]
             kind = "refused for concurrency" if IN_FLIGHT in message else "refused by the quota"
         else:
             kind = f"status {status}"

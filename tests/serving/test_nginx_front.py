@@ -22,6 +22,7 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.graphql_refusals import refusal_body
 from tests.servers import NGINX_FILES, Running, free_port, gunicorn, nginx, redis_server
 from web.reference import ERROR_DOCS
 
@@ -116,23 +117,32 @@ def test_the_same_slow_clients_stall_gunicorn_without_nginx(stack: Stack, api_ke
         assert time.monotonic() < deadline
 
 
-def test_nginx_refuses_a_body_over_64_kib_with_the_api_envelope(stack: Stack) -> None:
+@pytest.mark.parametrize("path", ["/graphql", "/api/v1/laws"])
+def test_nginx_refuses_a_body_over_64_kib_as_the_app_would(stack: Stack, path: str) -> None:
+    """The envelope, and on /graphql a GraphQL response, worded as the app words it."""
     head = (
-        "POST /graphql HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
+        f"POST {path} HTTP/1.1\r\nHost: h\r\nContent-Type: application/json\r\n"
         f"Content-Length: {64 * 1024 + 1}\r\nConnection: close\r\n\r\n"
     )
     status, body = answer(stack.front.port, head)
     assert status == 413
-    assert json.loads(body)["error"] == {
-        "code": 413,
-        "message": "request body too large: at most 65536 bytes",  # as the app words it
-        "docs": "/docs/errors#error-413",
+    assert json.loads(body) == _refusal(path, 413, "request body too large: at most 65536 bytes")
+
+
+def _refusal(path: str, code: int, message: str) -> dict:
+    """What the app answers for a refusal on ``path``: on /graphql a GraphQL response."""
+    if path == "/graphql":
+        return refusal_body(code, message)
+    return {
+        "success": False,
+        "error": {"code": code, "message": message, "docs": f"/docs/errors#error-{code}"},
     }
 
 
-def test_nginx_answers_the_503_envelope_while_the_app_is_down(tmp_path: Path) -> None:
+@pytest.mark.parametrize("path", ["/api/v1/laws/CA", "/graphql"])
+def test_nginx_answers_a_503_while_the_app_is_down(tmp_path: Path, path: str) -> None:
     with nginx(tmp_path, free_port(), status=503) as front:
-        head = "GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
+        head = f"GET {path}?query=%7Bx%7D HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n"
         with socket.create_connection(("127.0.0.1", front.port), timeout=5) as sock:
             sock.sendall(head.encode())
             reply = b"".join(iter(lambda: sock.recv(65536), b""))
@@ -140,14 +150,9 @@ def test_nginx_answers_the_503_envelope_while_the_app_is_down(tmp_path: Path) ->
     assert headers.split(b"\r\n")[0] == b"HTTP/1.1 503 Service Temporarily Unavailable"
     assert b"Content-Type: application/json" in headers.split(b"\r\n")
     assert b"Retry-After: 5" in headers.split(b"\r\n")
-    assert json.loads(body) == {
-        "success": False,
-        "error": {
-            "code": 503,
-            "message": "the service is unavailable; retry in a few seconds",
-            "docs": "/docs/errors#error-503",
-        },
-    }
+    assert json.loads(body) == _refusal(
+        path.partition("?")[0], 503, "the service is unavailable; retry in a few seconds"
+    )
 
 
 class FakeUpstream:
@@ -356,8 +361,13 @@ def test_the_longest_header_line_nginx_takes_reaches_the_app(
     ],
     ids=["long line", "many long lines", "many fields"],
 )
-def test_headers_too_large_are_the_431_envelope(stack: Stack, api_keys: dict, extra: str) -> None:
+def test_headers_too_large_are_a_431(stack: Stack, api_keys: dict, extra: str) -> None:
     status, body = answer(stack.front.port, padded_graphql_get(200, api_keys["pro"], extra=extra))
+    assert status == 431
+    # On /graphql, a GraphQL response; elsewhere the envelope.
+    assert json.loads(body) == refusal_body(431, HEADERS_TOO_LARGE["error"]["message"])
+    rest = f"GET /api/v1/laws/CA HTTP/1.1\r\nHost: h\r\n{extra}Connection: close\r\n\r\n"
+    status, body = answer(stack.front.port, rest)
     assert status == 431
     assert json.loads(body) == HEADERS_TOO_LARGE
 
@@ -376,8 +386,16 @@ def test_the_path_of_nginx_s_414_page_is_the_app_s_for_a_client(
 
 def test_every_envelope_nginx_writes_is_json_linking_a_documented_error() -> None:
     config = (NGINX_FILES / "proxy.conf").read_text()
-    bodies = [json.loads(found) for found in re.findall(r"return \d+ '(.*)';", config)]
+    found = [json.loads(body) for body in re.findall(r"return \d+ '(.*)';", config)]
+    bodies = [body for body in found if "success" in body]
     assert sorted(body["error"]["code"] for body in bodies) == [413, 414, 429, 431, 503]
+    # The same refusals on /graphql (but the 414, which has no path), as GraphQL responses.
+    graphql = {body["errors"][0]["extensions"]["code"]: body for body in found if "errors" in body}
+    assert len(found) == len(bodies) + len(graphql)
+    assert sorted(graphql) == [413, 429, 431, 503]
+    for code, body in graphql.items():
+        [envelope] = [e for e in bodies if e["error"]["code"] == code]
+        assert body == refusal_body(code, envelope["error"]["message"])
     for body in bodies:
         code = body["error"]["code"]
         assert code in ERROR_DOCS

@@ -6,10 +6,13 @@ from dataclasses import replace
 import pytest
 from flask import Flask
 
+from graphql_schema.refusals import graphql_error_response
 from web.routes import OPEN, POLICY_ATTRIBUTE, RoutePolicy, declared_policy
 
 READ = RoutePolicy(keyed=True, metered=True, conditional=True)
-UNROUTED_API = RoutePolicy(keyed=True, metered=True)  # a 404 or 405 under /api/v1, on /graphql
+UNROUTED_API = RoutePolicy(keyed=True, metered=True)  # a 404 or 405 under /api/v1
+# A 405 on /graphql: its errors are GraphQL responses.
+UNROUTED_GRAPHQL = replace(UNROUTED_API, render_error=graphql_error_response)
 
 # Answers about opening hours "now" depend on the minute: always (a dispensary's detail), or
 # with open_now (web.routes: clocked).
@@ -38,6 +41,7 @@ OPEN_ROUTES = [
     "/api/v1/docs",
     "/api/v1/docs/static/<path:filename>",
     "/graphql/static/graphiql/<path:filename>",
+    "/graphql/schema.graphql",
 ]
 
 
@@ -58,6 +62,13 @@ def test_graphql_needs_a_key_and_is_charged_but_gets_no_etags(app: Flask) -> Non
     policy = getattr(app.view_functions["graphql"], POLICY_ATTRIBUTE)
     assert (policy.keyed, policy.metered, policy.conditional) == (True, True, False)
     assert policy.open_when is not None  # the GraphiQL page
+    assert policy.render_error is graphql_error_response
+
+
+def test_rest_errors_keep_the_envelope(app: Flask) -> None:
+    rules = _rules(app)
+    for rule in API_ROUTES:
+        assert declared_policy(app, rules[rule], rule).render_error is None, rule
 
 
 def test_health_metrics_and_docs_are_open(app: Flask) -> None:
@@ -76,7 +87,7 @@ def test_health_metrics_and_docs_are_open(app: Flask) -> None:
         ("/api/v1/docs/", UNROUTED_API),  # only the docs page itself and its assets are open
         ("/api/v1/docs/static/missing.js", OPEN),
         ("/api/v1/openapi.json", OPEN),
-        ("/graphql", UNROUTED_API),
+        ("/graphql", UNROUTED_GRAPHQL),
         ("/graphql/", OPEN),
         ("/api/v1x", OPEN),
         ("/nowhere", OPEN),
@@ -119,6 +130,8 @@ def test_a_keyed_request_that_matches_no_route_is_charged_without_an_etag(
     headers = {"X-API-Key": api_keys["pro"]}
     response = client.open(path, method=method, headers=headers)
     assert response.status_code == status
-    assert response.get_json()["error"]["code"] == status
+    body = response.get_json()
+    errors = body["errors"] if path == "/graphql" else [{"extensions": body["error"]}]
+    assert errors[0]["extensions"]["code"] == status
     assert response.headers["X-RateLimit-Limit"] == "1000"
     assert "ETag" not in response.headers
