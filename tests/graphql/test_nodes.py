@@ -89,6 +89,9 @@ def test_nodes_answers_in_the_order_asked_with_null_for_unknown_ids(gql, client,
         "disp_1 ",
         "DISP_1001",
         "x" * 2_000,
+        "blue-dream\n",
+        "disp_1\u0000",  # never sent to the database (PostgreSQL refuses NUL in text)
+        "CO\n",
     ],
 )
 def test_an_unknown_id_is_null_without_errors(gql, unknown: str) -> None:
