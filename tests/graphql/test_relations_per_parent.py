@@ -194,9 +194,11 @@ def node_ids(app: Flask, api_keys: dict[str, str]) -> dict[str, list[str]]:
     client = app.test_client()
     found = {}
     for type_name, path in NODE_LISTS.items():
-        body = client.post(
+        response = client.post(
             "/graphql", json={"query": "{ " + path + " }"}, headers={"X-API-Key": api_keys["pro"]}
-        ).get_json()
+        )
+        body = response.get_json()
+        assert response.status_code == 200, body
         listed = next(iter(body["data"].values()))
         items = listed["items"] if isinstance(listed, dict) else listed
         found[type_name] = [item["id"] for item in items[:2]]
