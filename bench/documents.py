@@ -41,14 +41,14 @@ LIMITS = (1, 2, 5, 10, 20, 50, 100)
 OFFSETS = (0, 0, 0, 1, 10, 100, 1000, 1_000_000)
 # Leaf fields of each type (every one comes up; __typename too).
 LEAVES = {
-    "Strain": ["slug", "name", "type", "thc", "cbd", "effects", "flavors", "description",
+    "Strain": ["id", "slug", "name", "type", "thc", "cbd", "effects", "flavors", "description",
                "rating", "reviewCount", "terpenes"],
     "Dispensary": ["id", "name", "address", "type", "rating", "delivery", "phone", "website",
                    "timezone", "reviewCount", "distance", "price", "unit", "isOpen", "nextChange"],
     "Deal": ["id", "title", "dispensaryName", "category", "discount", "expires", "distance"],
     "Doctor": ["id", "name", "city", "state", "telehealth", "rating", "price", "timezone",
                "distance"],
-    "Law": ["state", "stateCode", "recreational", "medical", "possessionLimitOz", "homeGrow",
+    "Law": ["id", "state", "stateCode", "recreational", "medical", "possessionLimitOz", "homeGrow",
             "homeGrowPlants", "deliveryLegal", "updated"],
     "MenuItem": ["name", "category", "price", "unit", "strainSlug"],
     "Review": ["rating", "text", "author", "date"],
@@ -161,7 +161,7 @@ class _Builder:
         if roll < 0.15:
             given["openNow"] = ("Boolean", self.rng.random() < 0.7)
         elif roll < 0.3:
-            given["openAt"] = ("String", self.rng.choice(INSTANTS))
+            given["openAt"] = ("DateTime", self.rng.choice(INSTANTS))
 
     def place_sort(self, given: dict[str, tuple[str, Any]], near: bool) -> None:
         if self.rng.random() < 0.3:
@@ -390,6 +390,39 @@ def _by_id(
     return build
 
 
+# Ids of each kind of Node (the REST ids), unknown ones among them.
+NODE_IDS: dict[str, Callable[[random.Random], str]] = {
+    "Strain": lambda rng: rng.choice(SLUGS),
+    "Dispensary": lambda rng: f"disp_{rng.randint(1001, 7900)}",
+    "Deal": lambda rng: f"deal_{rng.randint(1001, 6600)}",
+    "Doctor": lambda rng: f"doc_{rng.randint(1001, 1720)}",
+    "Law": lambda rng: rng.choice(STATES),
+}
+
+
+def _node_fragments(b: _Builder, kinds: list[str], depth: int) -> str:
+    b.uses.add("node fragments")
+    b.excluded = UNION_CONFLICTS  # as in a search: one name, different types across kinds
+    text = " ".join(f"... on {kind} {{ {b.selection(kind, depth)} }}" for kind in kinds)
+    b.excluded = frozenset()
+    return text
+
+
+def _node(b: _Builder, depth: int) -> str:
+    kind = b.rng.choice(list(NODE_IDS))
+    arguments = b.arguments("Query.node", {"id": ("ID!", NODE_IDS[kind](b.rng))})
+    return f"node{arguments} {{ __typename id {_node_fragments(b, [kind], depth)} }}"
+
+
+def _nodes(b: _Builder, depth: int) -> str:
+    rng = b.rng
+    count = rng.choice((1, 2, 5, 20, 100))
+    kinds = rng.sample(list(NODE_IDS), rng.randint(1, len(NODE_IDS)))
+    ids = [NODE_IDS[rng.choice(kinds)](rng) for _ in range(count)]
+    arguments = b.arguments("Query.nodes", {"ids": ("[ID!]!", ids)})
+    return f"nodes{arguments} {{ id {_node_fragments(b, kinds, depth)} }}"
+
+
 def _laws(b: _Builder, depth: int) -> str:
     b.uses.add("Query.laws")
     return f"laws {{ {b.selection('Law', depth)} }}"
@@ -419,6 +452,8 @@ ROOTS: dict[str, Callable[[_Builder, int], str]] = {
     "laws": _laws,
     "search": _search,
     "__introspection": _introspection,
+    "node": _node,
+    "nodes": _nodes,
 }
 # How often each root is drawn: lists more often than single records.
 WEIGHTS = {

@@ -5,6 +5,7 @@ comes from service.bounds, service.filters or service.vocab. tests/graphql/test_
 fails when an argument of any field has no description.
 """
 
+from datetime import datetime
 from typing import Annotated
 
 import strawberry
@@ -19,6 +20,7 @@ from service.filters import (
     SEARCH_MIN_LENGTH,
     WORD_MAX_LENGTH,
 )
+from service.nodes import MAX_NODE_IDS
 from service.places import DEFAULT_RADIUS_MILES, LAT_EXAMPLE, LNG_EXAMPLE, MAX_RADIUS_MILES
 from service.vocab import DealCategory
 from service.when import FIRST_YEAR, LAST_YEAR, OPEN_AT_EXAMPLE
@@ -184,7 +186,7 @@ OpenNow = Annotated[
     ),
 ]
 OpenAt = Annotated[
-    str | None,
+    datetime | None,
     _described(
         "Only those open at this instant: ISO 8601 date and time with a UTC offset (e.g. "
         f"{OPEN_AT_EXAMPLE}, or Z), years {FIRST_YEAR} to {LAST_YEAR}; each item shows isOpen "
@@ -251,6 +253,18 @@ DispensaryId = Annotated[str, _described("The dispensary's id, disp_<n>.")]
 DoctorId = Annotated[str, _described("The doctor's id, doc_<n>.")]
 DealId = Annotated[str, _described("The deal's id, deal_<n>; an expired deal is not found.")]
 LawState = Annotated[str, _described(_STATE)]
+_NODE_ID = (
+    "a strain's slug, disp_<n>, deal_<n>, doc_<n> or a law's state code (upper case), as the "
+    "record's id field gives it"
+)
+NodeId = Annotated[strawberry.ID, _described(f"The record's id: {_NODE_ID}.")]
+NodeIds = Annotated[
+    list[strawberry.ID],
+    _described(
+        f"Records' ids, at most {MAX_NODE_IDS}: each {_NODE_ID}. The answer has one entry per "
+        "id, in this order (null for an unknown id)."
+    ),
+]
 StrainDispensariesState = Annotated[
     str | None,
     _described(

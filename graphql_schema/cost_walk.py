@@ -42,6 +42,7 @@ from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 from service.bounds import LISTS
 from service.dataset import TableSizes
 from service.geo import JURISDICTIONS
+from service.nodes import MAX_NODE_IDS
 
 from .cost_work import ARGUMENT, CALL, INTROSPECTION, ROWS, WORK, rows_read
 from .introspection_cost import IntrospectionCount
@@ -66,6 +67,8 @@ class ListSize:
 LIST_SIZES: dict[tuple[str, str], ListSize] = {
     **{(bound.owner or "Query", bound.name): ListSize(bound.maximum) for bound in LISTS},
     ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),
+    # One record per id asked for (the argument is a list: its length is the size).
+    ("Query", "nodes"): ListSize(MAX_NODE_IDS, argument="ids"),
 }
 
 
@@ -308,6 +311,8 @@ class Walk:
             return sized.size.maximum
         arguments = self.arguments(definition, node, cast(str, sized.size.argument))
         requested = arguments.get(sized.out_name) if arguments is not None else None
+        if isinstance(requested, list):
+            requested = len(requested)  # a list of keys (nodes' ids): one item per key
         if not isinstance(requested, int) or isinstance(requested, bool):
             requested = sized.default  # null, or refused by graphql-core itself
         return min(max(requested, 1), sized.size.maximum)

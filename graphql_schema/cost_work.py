@@ -39,6 +39,8 @@ TESTED = ("type", "types", "thcMin", "thcMax", "cbdMin", "cbdMax")
 WHOLE_RADIUS_MILES = 500.0
 # A search: the index query, ranking and the hits' rows.
 SEARCH = 1_200
+# Per id of nodes: its record found through a unique index and built.
+NODE_ID = 2
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,9 @@ WORK: dict[tuple[str, str], FieldWork] = {
     **{("Query", name): ROOT_LIST for name in ("strains", "dispensaries", "deals", "doctors")},
     ("Query", "search"): ROOT_LIST,
     ("Query", "laws"): ROOT_LIST,
+    ("Query", "node"): ROOT_RECORD,
+    # At most one statement per kind of record (five kinds); each id's record is read apart.
+    ("Query", "nodes"): FieldWork(statement=5 * ROOT_RECORD.statement),
     **{("Query", name): ROOT_RECORD for name in ("strain", "dispensary", "deal", "doctor", "law")},
     ("Strain", "terpenes"): FieldWork(call=8, statement=120),
     ("Strain", "dispensaries"): NESTED_LIST,
@@ -169,6 +174,11 @@ def _stockists(arguments: Mapping[str, Any], sizes: TableSizes) -> int:
     return math.ceil(per_strain * weight + min(_offset(arguments), per_strain) * SKIPPED)
 
 
+def _node_ids(arguments: Mapping[str, Any], sizes: TableSizes) -> int:
+    ids = arguments.get("ids")
+    return NODE_ID * (len(ids) if isinstance(ids, list) else 0)
+
+
 @dataclass(frozen=True)
 class Reading:
     """How a list's rows are weighed, and the arguments that weighing reads."""
@@ -188,6 +198,7 @@ ROWS: dict[tuple[str, str], Reading] = {
     ("Query", "deals"): Reading(_deals, ("state", "states", *_LOCATION, *_TIME, *_OFFSET)),
     ("Query", "doctors"): Reading(_doctors, (*_LOCATION, "sort", *_OFFSET)),
     ("Query", "search"): Reading(_search, _OFFSET),
+    ("Query", "nodes"): Reading(_node_ids, ("ids",)),
     ("Strain", "dispensaries"): Reading(_stockists, (*_LOCATION, *_TIME, *_OFFSET)),
 }
 

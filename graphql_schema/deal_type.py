@@ -1,5 +1,7 @@
 """The GraphQL deal, and the dispensary offering it."""
 
+from datetime import date
+
 import strawberry
 from strawberry import Info
 
@@ -11,17 +13,16 @@ from service.dispensary_rows import DispensaryRow
 from . import dispensary_type
 from .context import Context
 from .lazy import LazyDispensary
-from .types import iso_day
+from .node import Node
 
 
 @strawberry.type(description="An active promotion at one dispensary.")
-class Deal:
-    id: str
+class Deal(Node):
     title: str
     dispensary_name: str
     category: str
     discount: str
-    expires: str
+    expires: date
     distance: float | None = strawberry.field(
         default=None,
         description="Miles from the point searched (zip or near) to the dispensary, one "
@@ -39,12 +40,12 @@ class Deal:
         info.context.batch.register_one("deal-dispensary", deal.dispensary_id)
         name = dispensary_name if dispensary_name is not None else deal.dispensary_name
         return cls(
-            id=deal.public_id,
+            id=strawberry.ID(deal.public_id),
             title=deal.title,
             dispensary_name=name,
             category=deal.category,
             discount=deal.discount,
-            expires=iso_day(deal.expires),
+            expires=deal.expires,
             distance=deal.distance if isinstance(deal, DealRow) else None,
             _dispensary_pk=deal.dispensary_id,
         )

@@ -6,6 +6,7 @@ through graphql_schema.lazy and reached through their modules when built.
 
 from collections.abc import Iterable, Mapping
 from dataclasses import field
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import strawberry
@@ -28,6 +29,7 @@ from .context import Context
 from .enums import DispensaryType
 from .lazy import LazyDeal
 from .menu_item import MenuItem, menu_selects_strain
+from .node import Node
 from .types import Hours, Law, Location, Review, law_for, nested_window
 
 if TYPE_CHECKING:
@@ -84,8 +86,7 @@ def _review_count(root: "Dispensary", info: Info[Context, None]) -> int:
 
 
 @strawberry.type(description="A licensed dispensary.")
-class Dispensary:
-    id: str
+class Dispensary(Node):
     name: str
     address: str
     type: DispensaryType
@@ -138,7 +139,7 @@ class Dispensary:
             else None
         )
         return cls(
-            id=d.public_id,
+            id=strawberry.ID(d.public_id),
             name=d.name,
             address=d.address,
             type=DispensaryType(d.type),
@@ -175,9 +176,8 @@ class Dispensary:
         "with the dispensary's UTC offset; null when that never changes (no hours, or open round "
         "the clock)."
     )
-    def next_change(self, info: Info[Context, None]) -> str | None:
-        change = self._open_state(info).next_change
-        return None if change is None else change.isoformat()
+    def next_change(self, info: Info[Context, None]) -> datetime | None:
+        return self._open_state(info).next_change
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Active deals, soonest expiry first "

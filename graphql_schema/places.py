@@ -8,6 +8,7 @@ top-level ``radius`` with ``near`` is refused, naming ``radius``.
 """
 
 from collections.abc import Sequence
+from datetime import datetime
 from enum import Enum
 from typing import Any
 
@@ -66,7 +67,7 @@ def dispensary_filters(
     types: Sequence[Enum] | None = None,
     delivery: bool | None = None,
     open_now: bool | None = None,
-    open_at: str | None = None,
+    open_at: datetime | None = None,
     sort: Enum | None = None,
 ) -> DispensaryFilters:
     """Query.dispensaries' and Strain.dispensaries' arguments as the service's filters."""
@@ -97,7 +98,7 @@ def deal_filters(
     radius: float | None,
     near: NearInput | None,
     open_now: bool | None,
-    open_at: str | None,
+    open_at: datetime | None,
     sort: Enum | None,
 ) -> DealFilters:
     """Query.deals' arguments as the service's filters (deals take no bbox)."""

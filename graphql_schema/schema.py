@@ -40,6 +40,8 @@ from .arguments import (
     LawState,
     MapBox,
     NearPoint,
+    NodeId,
+    NodeIds,
     Offset,
     OpenAt,
     OpenNow,
@@ -65,8 +67,11 @@ from .deal_type import Deal
 from .dispensary_type import Dispensary
 from .enums import SearchType
 from .errors import RejectEmptySelectionSets
+from .node import Node
+from .node_lookup import nodes_by_ids
 from .places import deal_filters, dispensary_filters, doctor_filters
 from .plurals import AnyOf, enum_values
+from .scalars import SCALAR_OVERRIDES
 from .search_results import SearchResult, search_items
 from .strain_type import Strain
 from .types import Doctor, Law, Page
@@ -300,6 +305,20 @@ class Query:
         return [Law.from_model(law) for law in laws.list_laws(info.context.db)]
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The record with this id (a strain, dispensary, deal, doctor or law), "
+        "or null; the same record as its own field (strain, dispensary...) gives."
+    )
+    def node(self, info: Info[Context, None], id: NodeId) -> Node | None:
+        return nodes_by_ids(info, [id])[0]
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The records with these ids, in the order asked, null for an unknown id; "
+        "one statement per kind of record."
+    )
+    def nodes(self, info: Info[Context, None], ids: NodeIds) -> list[Node | None]:
+        return nodes_by_ids(info, ids)
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Ranked search across strains, dispensaries, doctors, deals."
     )
     def search(
@@ -348,6 +367,7 @@ def make_schema(
     limits = DocumentLimits(cost_budget)
     schema = ApiSchema(
         query=Query,
+        scalar_overrides=SCALAR_OVERRIDES,
         extensions=[
             RejectEmptySelectionSets,
             limits.extension,

@@ -24,12 +24,13 @@ from .arguments import (
 from .context import Context
 from .enums import StrainType
 from .lazy import LazyDispensary
+from .node import Node
 from .places import dispensary_filters
 from .types import nested_window
 
 
 @strawberry.type(description="A cannabis strain.")
-class Strain:
+class Strain(Node):
     slug: str
     name: str
     type: StrainType
@@ -46,6 +47,7 @@ class Strain:
     def from_model(cls, s: StrainRow | StrainDetail, info: Info[Context, None]) -> "Strain":
         info.context.batch.register_one("strain", s.id)
         return cls(
+            id=strawberry.ID(s.slug),
             slug=s.slug,
             name=s.name,
             type=StrainType(s.type),

@@ -25,6 +25,7 @@ from service.paging import Page as ServicePage
 from service.paging import PageRequest
 
 from .context import Context
+from .node import Node
 
 T = TypeVar("T")
 
@@ -35,12 +36,8 @@ def nested_window(limit: int, offset: int, bound: ListBound) -> PageRequest:
     return PageRequest.within(bound, limit, offset)
 
 
-def iso_day(day: date) -> str:
-    return day.isoformat()
-
-
 @strawberry.type(description="Cannabis law record of one state or territory.")
-class Law:
+class Law(Node):
     state: str
     state_code: str
     recreational: bool
@@ -49,11 +46,12 @@ class Law:
     home_grow: bool
     home_grow_plants: int
     delivery_legal: bool
-    updated: str
+    updated: date
 
     @classmethod
     def from_model(cls, law: LawRecord) -> "Law":
         return cls(
+            id=strawberry.ID(law.state_code),
             state=law.state,
             state_code=law.state_code,
             recreational=law.recreational,
@@ -62,7 +60,7 @@ class Law:
             home_grow=law.home_grow,
             home_grow_plants=law.home_grow_plants,
             delivery_legal=law.delivery_legal,
-            updated=iso_day(law.updated),
+            updated=law.updated,
         )
 
 
@@ -101,18 +99,15 @@ class Review:
     rating: int
     text: str
     author: str
-    date: str
+    date: date
 
     @classmethod
     def from_model(cls, review: ReviewEntry) -> "Review":
-        return cls(
-            rating=review.rating, text=review.text, author=review.author, date=iso_day(review.date)
-        )
+        return cls(rating=review.rating, text=review.text, author=review.author, date=review.date)
 
 
 @strawberry.type(description="A medical marijuana physician; price is the fee in US dollars.")
-class Doctor:
-    id: str
+class Doctor(Node):
     name: str
     city: str
     state: str
@@ -130,7 +125,7 @@ class Doctor:
     def from_model(cls, doctor: DoctorModel | DoctorRow, info: Info[Context, None]) -> "Doctor":
         info.context.batch.register_one("state", doctor.state)
         return cls(
-            id=doctor.public_id,
+            id=strawberry.ID(doctor.public_id),
             name=doctor.name,
             city=doctor.city,
             state=doctor.state,

@@ -73,6 +73,9 @@ def _timezone() -> fields.String:
     )
 
 
+# Instants are written as text (isoformat, keeping the dispensary's UTC offset) but published
+# as the instants they are.
+_INSTANT = {"format": "date-time"}
 _IS_OPEN = "Open at the instant asked about (now, or open_at), in its own time zone."
 _NEXT_CHANGE = (
     "When it next opens (if closed) or closes (if open): ISO 8601 with the dispensary's UTC "
@@ -96,7 +99,7 @@ class DispensaryHitSchema(DispensaryItemSchema):
     next_change = fields.String(
         attribute="next_change_text",
         allow_none=True,
-        metadata={"description": _NEXT_CHANGE + " With open_now or open_at."},
+        metadata={"description": _NEXT_CHANGE + " With open_now or open_at.", **_INSTANT},
     )
 
 
@@ -141,7 +144,7 @@ class DispensarySchema(DispensaryItemSchema):
         required=True, metadata={"description": "Open now, in its own time zone."}
     )
     next_change = fields.String(
-        required=True, allow_none=True, metadata={"description": _NEXT_CHANGE}
+        required=True, allow_none=True, metadata={"description": _NEXT_CHANGE, **_INSTANT}
     )
 
     def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:

@@ -237,3 +237,11 @@ def test_the_signature_docs_api_md_shows_is_the_generated_one(generated_client: 
         "docs/api.md's generated-client signature is out of date; the generated one is:\n"
         + "\n".join(generated)
     )
+
+
+def test_generated_models_read_next_change_as_a_datetime(generated_client: str) -> None:
+    models = importlib.import_module(f"{CLIENT_PACKAGE}.models")
+    for name in ("Dispensary", "DispensaryHit", "Stockist"):
+        # Annotations name types the module imports only for type checkers: read the text.
+        hint = str(getattr(models, name).__annotations__["next_change"])
+        assert "datetime.datetime" in hint, (name, hint)

@@ -445,7 +445,10 @@ def test_an_empty_selection_set_is_a_400_not_a_leaked_internal_error(gql, query:
 @pytest.mark.parametrize(
     ("query", "message"),
     [
-        ("{ nope }", "Cannot query field 'nope' on type 'Query'."),
+        (
+            "{ nope }",
+            "Cannot query field 'nope' on type 'Query'. Did you mean 'node' or 'nodes'?",
+        ),
         ("{ strains { items { potency } } }", "Cannot query field 'potency' on type 'Strain'."),
         (
             "{ strains(type: PURPLE) { total } }",

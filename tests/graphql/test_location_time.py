@@ -328,7 +328,7 @@ ELEVEN_STATES = '["CA", "CO", "NY", "WA", "OR", "NV", "AZ", "MI", "IL", "MA", "N
         ),
         (
             "deals",
-            'openAt: "2026-12-04T19:30"',
+            'openAt: "1969-12-31T23:59:00Z"',  # a DateTime before 1970
             "openAt must be an ISO 8601 date and time with a UTC offset, e.g. "
             "2026-12-24T18:30:00-08:00 (years 1970 to 2100)",
             "openAt",

@@ -174,3 +174,83 @@ def test_the_walked_strains_have_stockists_under_the_filters(
     items = response.get_json()["data"]["strains"]["items"]
     assert [len(item["dispensaries"]) > 0 for item in items] == [True, True]
     assert all(d["price"] is not None for item in items for d in item["dispensaries"])
+
+
+# --- node and nodes ----------------------------------------------------------------------------
+
+NODE_LISTS = {
+    "Strain": "strains(limit: 2) { items { id } }",
+    "Dispensary": "dispensaries(limit: 2) { items { id } }",
+    "Deal": "deals(limit: 2) { items { id } }",
+    "Doctor": "doctors(limit: 2) { items { id } }",
+    "Law": "laws { id }",
+}
+NODE_FIELDS = [(t, f, s) for t, f, s in FIELDS if t in NODE_LISTS]
+
+
+@pytest.fixture
+def node_ids(app: Flask, api_keys: dict[str, str]) -> dict[str, list[str]]:
+    """Two ids of each kind of Node, as the lists give them."""
+    client = app.test_client()
+    found = {}
+    for type_name, path in NODE_LISTS.items():
+        response = client.post(
+            "/graphql", json={"query": "{ " + path + " }"}, headers={"X-API-Key": api_keys["pro"]}
+        )
+        body = response.get_json()
+        assert response.status_code == 200, body
+        listed = next(iter(body["data"].values()))
+        items = listed["items"] if isinstance(listed, dict) else listed
+        found[type_name] = [item["id"] for item in items[:2]]
+    return found
+
+
+@pytest.fixture
+def node_statements(app: Flask, api_keys: dict[str, str], count_statements) -> Callable:
+    """Run ``document`` with ``$ids``; return the statements it ran (the second time)."""
+    client = app.test_client()
+
+    def run(document: str, ids: list[str]) -> list[str]:
+        for attempt in range(2):
+            with count_statements(app) as seen:
+                response = client.post(
+                    "/graphql",
+                    json={"query": document, "variables": {"ids": ids}},
+                    headers={"X-API-Key": api_keys["enterprise"]},
+                )
+            body = response.get_json()
+            assert response.status_code == 200, body
+            assert "errors" not in body, body["errors"]
+            assert all(node is not None for node in body["data"]["nodes"]), (attempt, body)
+        return seen
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("type_name", "selection"),
+    [(type_name, selection) for type_name, _, selection in NODE_FIELDS],
+    ids=[f"nodes.{type_name}.{field}" for type_name, field, _ in NODE_FIELDS],
+)
+def test_a_field_under_nodes_runs_as_many_statements_for_two_ids_as_for_one(
+    node_statements, node_ids: dict[str, list[str]], type_name: str, selection: str
+) -> None:
+    document = (
+        "query($ids: [ID!]!) { nodes(ids: $ids) { id ... on " + type_name + " { " + selection
+    ) + " } } }"
+    two = node_statements(document, node_ids[type_name])
+    assert len(set(two)) == len(two), document
+    assert len(node_statements(document, node_ids[type_name][:1])) == len(two), document
+
+
+def test_nodes_runs_one_statement_per_kind_however_many_ids(
+    node_statements, node_ids: dict[str, list[str]]
+) -> None:
+    document = "query($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }"
+    one_each = [ids[0] for ids in node_ids.values()]
+    two_each = [key for ids in node_ids.values() for key in ids]
+    # Besides the request's own (the key's lookup): none for no id, one per kind asked for.
+    own = len(node_statements(document, []))
+    assert len(node_statements(document, one_each)) == own + len(NODE_LISTS)
+    assert len(node_statements(document, two_each)) == own + len(NODE_LISTS)
+    assert len(node_statements(document, node_ids["Deal"])) == own + 1

@@ -9,6 +9,7 @@ from graphql_schema.cost_walk import LIST_SIZES
 from service import bounds
 from service.bounds import LISTS, MAX_OFFSET, STRAIN_DISPENSARIES, ListBound
 from service.errors import InvalidParameter
+from service.nodes import MAX_NODE_IDS
 from service.paging import PageRequest
 
 API_PREFIX = "/api/v1/"
@@ -79,8 +80,13 @@ def test_the_graphql_cost_estimate_sizes_each_list_at_its_maximum() -> None:
     for bound in LISTS:
         size = LIST_SIZES[_key(bound)]
         assert (size.maximum, size.argument) == (bound.maximum, "limit"), _key(bound)
-    # Besides the table, only the laws: one record per jurisdiction, no limit argument.
-    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {("Query", "laws")}
+    # Besides the table, only the laws (one record per jurisdiction, no limit argument) and
+    # nodes (one record per id asked, at most MAX_NODE_IDS).
+    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {("Query", "laws"), ("Query", "nodes")}
+    assert (LIST_SIZES["Query", "nodes"].maximum, LIST_SIZES["Query", "nodes"].argument) == (
+        MAX_NODE_IDS,
+        "ids",
+    )
 
 
 def test_every_rest_list_publishes_its_rows_bounds(client: FlaskClient) -> None:
