@@ -63,8 +63,11 @@ def test_codegen_with_the_docs_config_types_the_docs_query(served: Running, tmp_
     assert finished.returncode == 0, finished.stdout + finished.stderr
     generated = (tmp_path / "src" / "generated" / "graphql.ts").read_text(encoding="utf-8")
     # The schema's types, its scalars as the config maps them, and the operation's types.
-    assert "export type Dispensary = {" in generated
+    assert "export type Dispensary = Node & {" in generated
+    assert "export type Node = {" in generated
     assert "ID: { input: string; output: string; }" in generated
+    assert "DateTime: { input: string; output: string; }" in generated
+    assert "nextChange?: Maybe<Scalars['DateTime']['output']>;" in generated
     assert "export type NearbyWithDealsQueryVariables" in generated
     operation = generated[generated.index("export type NearbyWithDealsQuery = {") :]
     for field in ("distance", "possessionLimitOz", "deliveryLegal", "discount", "price"):
