@@ -9,7 +9,7 @@ from flask_smorest import Api  # type: ignore[import-untyped]  # ships no type h
 from werkzeug.exceptions import HTTPException
 
 from web.errors import http_error_response
-from web.routes import OPEN, RoutePolicy, declare_paths
+from web.routes import OPEN, RoutePolicy, declare_paths, number_params
 
 from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
 from .blueprint import bp
@@ -47,6 +47,7 @@ def init_rest(app: Flask) -> Api:
     # limit and offset in the body's meta, so nothing refers to it (an unused component).
     api.spec.components.schemas.pop("PaginationMetadata", None)
     api.register_blueprint(bp)
+    number_params(app).update(bp.number_names)  # ETags and replay keys read them as numbers
     app.register_blueprint(swagger_assets)
     # Each operation declares its own policy (route_policy). A request under /api/v1 that matches
     # none (404, 405) needs a key and is charged all the same; the OpenAPI document, the docs

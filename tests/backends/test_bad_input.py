@@ -179,7 +179,9 @@ JUNK_NUMBERS = {
     "underscore-digits": "1_000",
     "full-width-digits": FULL_WIDTH_TEN,
     "leading-space": " 7",
-    "exponent": "1e3",
+    "exponent-past-18-digits": "1e19",  # exponents are read (1e3 is 1000); this one is too big
+    "overflow": "1e400",
+    "hex": "0x10",
     "nan": "NaN",
     "inf": "inf",
     "minus-inf": "-inf",
@@ -209,6 +211,10 @@ def _numeric_cases() -> list[Case]:
         Case("offset=0", 200, url(STRAINS, offset="0"), check=meta(offset=0, total=150)),
         Case("offset=1000000 (max)", 200, url(STRAINS, offset="1000000"), check=past_the_end),
         Case("offset=1000001", 400, url(STRAINS, offset="1000001"), param="offset"),
+        Case("limit=1e1", 200, url(STRAINS, limit="1e1"), check=meta(limit=10, total=150)),
+        Case("limit=1.5e0 (not whole)", 400, url(STRAINS, limit="1.5e0"), param="limit"),
+        Case("offset=2E+1", 200, url(STRAINS, offset="2E+1"), check=meta(offset=20, total=150)),
+        Case("thc_min=1e-400 (underflow)", 400, url(STRAINS, thc_min="1e-400"), param="thc_min"),
     ]
     low, high = 0.0, 100.0
     for name in ("thc_min", "thc_max", "cbd_min", "cbd_max"):

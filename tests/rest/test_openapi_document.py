@@ -13,7 +13,16 @@ from flask import Flask
 from sqlalchemy import exc as sa_exc
 from werkzeug.test import TestResponse
 
-from rest.args import DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
+from rest.args import (
+    DealArgs,
+    DispensaryArgs,
+    DoctorArgs,
+    LawArgs,
+    SearchArgs,
+    StockistArgs,
+    StrainArgs,
+)
+from rest.blueprint import is_number
 from rest.fields import StrictBoolean, StrictInteger, StrictNumber
 from rest.openapi import OPENAPI_PATH, TAGS
 from rest.parameters import ACCEPTS
@@ -23,6 +32,7 @@ from service.geo import JURISDICTIONS
 from service.terms import TERMS_OF_USE
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 from web.db import SESSIONS_EXTENSION
+from web.routes import number_params
 
 OPERATION_IDS = {
     "/api/v1/strains": "listStrains",
@@ -132,13 +142,15 @@ def test_no_typed_or_closed_parameter_is_published_as_a_patterned_string(
         assert field.metadata.get(ACCEPTS) or schema.get("pattern"), name
 
 
-def test_limit_publishes_its_real_maximum(document) -> None:
+def test_limit_publishes_no_maximum_and_states_the_one_it_reduces_to(document) -> None:
+    # A larger limit is read (reduced), so the schema must not call it invalid.
     for path, item in document["paths"].items():
         params = _parameters(document, path)
         if "limit" in params:
             maximum = DOCTORS_MAX_LIMIT if path == "/api/v1/doctors" else MAX_LIMIT
             assert path in OPERATION_IDS, path
-            assert params["limit"]["schema"]["maximum"] == maximum, path
+            assert "maximum" not in params["limit"]["schema"], path
+            assert params["limit"]["schema"]["minimum"] == 1, path
             assert f"reduced to {maximum}" in params["limit"]["description"], path
         assert item["get"]["operationId"] == OPERATION_IDS[path]
 
@@ -392,3 +404,23 @@ def test_the_other_ways_to_a_429_or_503_send_only_declared_headers(
     assert unavailable.status_code == 503
     assert "X-RateLimit-Limit" not in unavailable.headers
     assert_headers_as_declared(unavailable, _declared(document, path, 503), every_one=False)
+
+
+def test_a_parameter_etags_read_as_a_number_is_a_number_wherever_it_is_taken(app) -> None:
+    # web.routes.number_params is app-wide: "q=1e1" must never be read as "q=10".
+    names = number_params(app)
+    assert names == {
+        "limit",
+        "offset",
+        "thc_min",
+        "thc_max",
+        "cbd_min",
+        "cbd_max",
+        "lat",
+        "lng",
+        "radius",
+        "bbox",
+    }
+    for arguments in (StrainArgs, DispensaryArgs, StockistArgs, DealArgs, DoctorArgs, SearchArgs):
+        for name, field in arguments().fields.items():
+            assert ((field.data_key or name) in names) == is_number(field), (arguments, name)
