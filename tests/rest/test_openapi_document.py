@@ -35,6 +35,7 @@ from web.db import SESSIONS_EXTENSION
 from web.routes import number_params
 
 OPERATION_IDS = {
+    "/api/v1": "getIndex",
     "/api/v1/strains": "listStrains",
     "/api/v1/strains/{slug}": "getStrain",
     "/api/v1/strains/{slug}/dispensaries": "listStrainDispensaries",
@@ -187,6 +188,7 @@ def test_the_server_is_relative_unless_a_public_base_url_is_set(
 
 def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
     assert [tag["name"] for tag in document["tags"]] == [
+        "index",
         "strains",
         "dispensaries",
         "deals",
@@ -197,8 +199,9 @@ def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
     ]
     assert [(tag["name"], tag["description"]) for tag in document["tags"]] == list(TAGS)
     tagged = {path: item["get"]["tags"] for path, item in document["paths"].items()}
-    # A path's first segment names its resource; where to buy a strain is under strains.
-    assert tagged == {path: [path.split("/")[3]] for path in OPERATION_IDS}
+    # A path's first segment names its resource; where to buy a strain is under strains; the
+    # index, /api/v1 itself, is "index".
+    assert tagged == {path: [[*path.split("/"), "index"][3]] for path in OPERATION_IDS}
 
 
 def _descriptions(node: Any) -> Iterator[str]:
@@ -276,6 +279,8 @@ def test_every_operation_lists_every_status_it_can_answer(document) -> None:
         statuses = set(item["get"]["responses"])
         if path == "/api/v1/usage":  # never conditional: no 304
             assert statuses == {"200", "400", "401", "405", "429", "500", "503"}
+        elif path == "/api/v1":  # the index: no key, no quota, no database
+            assert statuses == {"200", "400", "405", "500"}
         elif "{" in path:
             assert statuses == LISTS | {"404"}, path
         else:
@@ -361,10 +366,15 @@ def test_each_declared_status_sends_exactly_its_declared_headers(
     if "304" in document["paths"][path]["get"]["responses"]:
         real[304] = client.get(url, headers={**headers, "If-None-Match": real[200].headers["ETag"]})
     real[400] = client.get(_with(url, "bogus=1"), headers=headers)
+    real[405] = client.post(url, headers=headers)
+    if path == "/api/v1":  # the index: no key, no quota, no database
+        _failing(app, url, RuntimeError("boom"))
+        real[500] = client.get(_with(url, "_=500"), headers=headers)
+        _assert_as_declared(document, path, real)
+        return
     real[401] = client.get(url)
     if "{" in path:
         real[404] = client.get(_url(app, key, path, known=False), headers=headers)
-    real[405] = client.post(url, headers=headers)
     if path == "/api/v1/usage":  # not charged: only the failed-key throttle answers 429
         for attempt in range(61):
             real[429] = client.get(url, headers={"X-API-Key": f"cds_live_bad{attempt}"})
@@ -377,7 +387,10 @@ def test_each_declared_status_sends_exactly_its_declared_headers(
     real[500] = client.get(_with(url, "_=500"), headers=headers)
     _failing(app, url.split("?")[0], sa_exc.OperationalError("SELECT 1", {}, Exception("down")))
     real[503] = client.get(_with(url, "_=503"), headers=headers)
+    _assert_as_declared(document, path, real)
 
+
+def _assert_as_declared(document: dict[str, Any], path: str, real: dict[int, TestResponse]) -> None:
     declared = document["paths"][path]["get"]["responses"]
     assert set(real) == {int(status) for status in declared}
     for status, response in real.items():
