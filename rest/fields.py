@@ -30,13 +30,11 @@ class _Described:
 
 
 class StrictInteger(_Described, fields.Integer):
-    """A whole number in the number grammar (``20``, ``1e1``, ``20.0``), below 10**18."""
+    """A whole number in the number grammar (``20``, ``1e1``, ``20.0``); one of more than 18
+    digits is read as +-10**18 (service.numbers.read_integer)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        try:
-            number = numbers.read_integer(value) if isinstance(value, str) else None
-        except numbers.OutOfRange as error:
-            raise self.fail_for(attr, str(error)) from None
+        number = numbers.read_integer(value) if isinstance(value, str) else None
         if number is None:
             raise self.fail_for(attr)
         return number

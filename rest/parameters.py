@@ -8,7 +8,7 @@ from webargs.fields import DelimitedList
 from service.bounds import MAX_OFFSET, ListBound
 from service.filters import MAX_VALUES, WORD_MAX_LENGTH
 from service.geo import JURISDICTIONS
-from service.numbers import INTEGER_DIGITS, NUMBER_PATTERN
+from service.numbers import NUMBER_PATTERN
 from service.places import (
     BBOX_EXAMPLE,
     DEFAULT_RADIUS_MILES,
@@ -39,7 +39,7 @@ from .openapi import (
 # takes (apispec publishes only OpenAPI keywords, so it stays out of the document), and
 # tests/fuzz checks the server against it. For a number it is the grammar of service.numbers;
 # the value must then be within the published minimum and maximum as a double reads it (an
-# integer: a whole number below 10**18).
+# integer: a whole number, of any size).
 ACCEPTS = "accepts"
 
 
@@ -48,12 +48,12 @@ def limit(bound: ListBound) -> StrictInteger:
     return StrictInteger(
         expect=f"an integer from 1 to {maximum} (larger values are reduced to {maximum})",
         metadata={
-            "description": f"Results per page, 1 to {maximum}; a larger value is reduced to "
-            f"{maximum} and meta.limit shows the limit in effect. {WHOLE}",
+            "description": f"Results per page, 1 to {maximum}; a larger value (of any size) is "
+            f"reduced to {maximum} and meta.limit shows the limit in effect. {WHOLE}",
             # No "maximum": a larger limit is read (reduced), so the document does not refuse it.
             "minimum": 1,
             "default": bound.default,
-            # A limit over the maximum (up to 18 digits) is reduced, not refused.
+            # A limit over the maximum (of any size) is reduced, not refused.
             ACCEPTS: NUMBER_PATTERN,
         },
     )
@@ -77,10 +77,7 @@ NUMBER_FORMS = (
     "Any JSON number form, exponent included (20, 20.5, 1e-05, 2.5E+1; in a URL + is %2B); no "
     "NaN, Infinity or hex."
 )
-WHOLE = (
-    f"A whole number in any JSON number form (20, 2e1, 20.0), fewer than {INTEGER_DIGITS + 1} "
-    "digits."
-)
+WHOLE = "A whole number in any JSON number form (20, 2e1, 20.0)."
 
 
 def decimal(description: str) -> str:

@@ -11,7 +11,9 @@ from decimal import Decimal, InvalidOperation
 
 NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NUMBER_PATTERN = "^" + NUMBER.pattern + "$"
-INTEGER_DIGITS = 18  # an integer parameter reads values below 10**18
+# A whole number of more than 18 digits is read as +-10**18: larger than any bound, never built.
+INTEGER_DIGITS = 18
+INTEGER_CAP: int = 10**INTEGER_DIGITS
 _NONZERO = re.compile(r"[1-9]")
 
 
@@ -48,19 +50,23 @@ def read_float(text: str) -> float | None:
 
 
 def read_integer(text: str) -> int | None:
-    """``text`` as an int when its value is a whole number below 10**18 in magnitude (``1e1``,
-    ``10.0``); None otherwise, :class:`OutOfRange` when it is whole but too large."""
+    """``text`` as an int when its value is a whole number (``1e1``, ``10.0``), else None. A
+    whole number of more than 18 digits (``1e30``) is read as +-10**18, so a limit of any size
+    is reduced and an offset of any size is out of range, without building a huge int."""
     value = exact(text)
-    if value is None:
-        if NUMBER.fullmatch(text) and "-" not in text.lower().partition("e")[2]:
-            raise OutOfRange(f"{text} has more than {INTEGER_DIGITS} digits")
-        return None
+    if value is None:  # in the grammar, an exponent beyond 10**18 (a zero is read as 0)
+        if NUMBER.fullmatch(text) is None or "-" in text.lower().partition("e")[2]:
+            return None  # not a number, or a non-zero value below 1: not whole
+        return -INTEGER_CAP if text.startswith("-") else INTEGER_CAP
+    sign, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)  # finite: the grammar has no NaN or Infinity
     if value.is_zero():
         return 0
+    trailing = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    if exponent + trailing < 0:
+        return None  # a fraction is left
     if value.adjusted() >= INTEGER_DIGITS:
-        raise OutOfRange(f"{text} has more than {INTEGER_DIGITS} digits")
-    if value.adjusted() < 0 or value != value.to_integral_value():
-        return None
+        return -INTEGER_CAP if sign else INTEGER_CAP
     return int(value)
 
 

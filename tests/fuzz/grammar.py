@@ -1,10 +1,10 @@
 """The oracle both fuzz suites hold the server to: a value is read when it matches its field's
 stated grammar (rest.parameters.ACCEPTS, else the published pattern) and, for a number, its value
-as a double (an integer: a whole number below 10**18) lies within the published bounds."""
+as a double (an integer: a whole number, one of more than 18 digits as +-10**18) lies within the
+published bounds."""
 
 import math
 import re
-from decimal import Decimal, InvalidOperation
 
 from hypothesis import strategies as st
 from marshmallow import fields
@@ -23,18 +23,31 @@ def _nonzero(text: str) -> bool:
     return re.search("[1-9]", re.split("[eE]", text)[0]) is not None
 
 
+def _whole(text: str) -> int | None:
+    """The whole number ``text`` writes, one of more than 18 digits as +-10**18; None when a
+    fraction is left. Worked out on the digits, so no exponent is too large for it."""
+    match = re.fullmatch(r"([+-]?)([0-9]*)\.?([0-9]*)(?:[eE]([+-]?[0-9]+))?", text)
+    assert match is not None, text
+    sign, whole, fraction, exponent = match.groups()
+    digits = (whole + fraction).lstrip("0")
+    if not digits:
+        return 0
+    power = int(exponent or "0") - len(fraction)
+    power += len(digits) - len(digits.rstrip("0"))
+    digits = digits.rstrip("0")
+    if power < 0:
+        return None
+    value = INTEGER_LIMIT if len(digits) + power > 18 else int(digits) * 10**power
+    return -value if sign == "-" else value
+
+
 def _number_in_bounds(field: fields.Field, text: str) -> bool:
     metadata = field.metadata
-    if isinstance(field, fields.Integer):
-        try:
-            value = Decimal(text)
-        except InvalidOperation:  # an exponent beyond 10**18: only a zero is whole and small
-            if _nonzero(text):
-                return False
-            value = Decimal(0)
-        if value.copy_abs() >= INTEGER_LIMIT or value != value.to_integral_value():
+    if isinstance(field, fields.Integer):  # whole, of any size
+        whole = _whole(text)
+        if whole is None:
             return False
-        number: float = int(value)
+        number: float = whole
     else:
         number = float(text)
         if not math.isfinite(number) or (number == 0 and _nonzero(text)):
