@@ -9,9 +9,18 @@ from flask_smorest import Api  # type: ignore[import-untyped]  # ships no type h
 from werkzeug.exceptions import HTTPException
 
 from web.errors import http_error_response
-from web.routes import OPEN, RoutePolicy, declare_paths
+from web.routes import OPEN, RoutePolicy, declare_paths, number_params
 
-from . import deals, dispensaries, doctors, laws, search, strains, usage  # noqa: F401  (routes)
+from . import (  # noqa: F401  (routes)
+    deals,
+    dispensaries,
+    doctors,
+    index,
+    laws,
+    search,
+    strains,
+    usage,
+)
 from .blueprint import bp
 from .openapi import DOCS_PATH, OPENAPI_PATH, SWAGGER_STATIC_PATH, spec_options, swagger_assets
 from .schemas import ErrorEnvelopeSchema
@@ -47,15 +56,17 @@ def init_rest(app: Flask) -> Api:
     # limit and offset in the body's meta, so nothing refers to it (an unused component).
     api.spec.components.schemas.pop("PaginationMetadata", None)
     api.register_blueprint(bp)
+    number_params(app).update(bp.number_names)  # ETags and replay keys read them as numbers
+    index.init_index(app, api.spec.to_dict()["paths"], API_PREFIX)
     app.register_blueprint(swagger_assets)
-    # Each operation declares its own policy (route_policy). A request under /api/v1 that matches
-    # none (404, 405) needs a key and is charged all the same; the OpenAPI document, the docs
-    # page and its assets are open.
+    # Each operation declares its own policy (route_policy). A request under /api/v1/ that matches
+    # none (404, 405) needs a key and is charged all the same; the index (any method), the
+    # OpenAPI document, the docs page and its assets are open.
+    declare_paths(app, RoutePolicy(keyed=True, metered=True), prefixes=[API_PREFIX + "/"])
     declare_paths(
         app,
-        RoutePolicy(keyed=True, metered=True),
-        exact=[API_PREFIX],
-        prefixes=[API_PREFIX + "/"],
+        OPEN,
+        exact=[API_PREFIX, API_PREFIX + "/", OPENAPI_PATH, DOCS_PATH],
+        prefixes=[SWAGGER_STATIC_PATH + "/"],
     )
-    declare_paths(app, OPEN, exact=[OPENAPI_PATH, DOCS_PATH], prefixes=[SWAGGER_STATIC_PATH + "/"])
     return api

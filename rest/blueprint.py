@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from flask import current_app, request
 from flask_smorest import Blueprint  # type: ignore[import-untyped]  # ships no type hints
-from marshmallow import Schema
+from marshmallow import Schema, fields
 
 from service.errors import InvalidParameter
 from web.auth import QUERY_PARAMETER
@@ -21,18 +21,33 @@ View = TypeVar("View", bound=Callable[..., Any])
 # The attribute naming the query parameters a view takes (set by V1Blueprint.arguments).
 QUERY_NAMES = "query_parameter_names"
 ALWAYS_ALLOWED = frozenset({QUERY_PARAMETER, "_"})
+# In a string field's metadata: its value is a number, or numbers separated by commas.
+NUMERIC = "numeric"
+
+
+def is_number(field: fields.Field[Any]) -> bool:
+    """Whether a query field reads numbers (typed, or a string of them: lat, lng, bbox)."""
+    return isinstance(field, fields.Integer | fields.Float) or bool(field.metadata.get(NUMERIC))
 
 
 class V1Blueprint(Blueprint):  # type: ignore[misc]  # flask-smorest's Blueprint is untyped
     ARGUMENTS_PARSER = QueryParser()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The query parameters that are numbers, on every operation (web.routes.number_params).
+        self.number_names: set[str] = set()
 
     def arguments(
         self, schema: Schema | type[Schema], *, location: str = "query", **kwargs: Any
     ) -> Callable[[View], View]:
         """flask-smorest's ``arguments``, also noting on the view the parameters it takes."""
         decorate = super().arguments(schema, location=location, **kwargs)
-        fields = (schema if isinstance(schema, Schema) else schema()).fields
-        names = frozenset(field.data_key or name for name, field in fields.items())
+        declared = (schema if isinstance(schema, Schema) else schema()).fields
+        names = frozenset(field.data_key or name for name, field in declared.items())
+        self.number_names.update(
+            field.data_key or name for name, field in declared.items() if is_number(field)
+        )
 
         def declare(view: View) -> View:
             wrapped: View = decorate(view)

@@ -75,6 +75,7 @@ RELATIVE_SERVER = "/"
 # One section per resource in Swagger UI, in this order (generated clients group by them too);
 # every operation names one of them in its route's ``tags``.
 TAGS = (
+    ("index", "What the API offers, its docs and how to get a key; no key needed."),
     ("strains", "Strain profiles, and where to buy a strain."),
     ("dispensaries", "Licensed dispensaries: near a point, on a map, open now; menus, reviews."),
     ("deals", "Active deals of dispensaries."),
@@ -200,12 +201,12 @@ _UNMETERED_NOTES = {
 }
 
 
-def _error_headers(code: int, *, metered: bool) -> Headers:
+def _error_headers(code: int, *, metered: bool, keyed: bool = True) -> Headers:
     """The headers an error of status ``code`` carries (web.limits, web.http, web.auth)."""
     if code == 401:  # no valid key: nothing is charged
         return REQUEST_ID_HEADER
-    if code == 405:  # matches no operation: charged under the /api/v1 path policy
-        return {**quota_headers(), **REQUEST_ID_HEADER, **ALLOW_HEADER}
+    if code == 405:  # matches no operation: charged under its path's policy (open: the index)
+        return {**(quota_headers() if keyed else {}), **REQUEST_ID_HEADER, **ALLOW_HEADER}
     if code in (429, 503):
         quota = quota_headers(required=False) if metered else {}
         return {**quota, **REQUEST_ID_HEADER, **RETRY_AFTER_HEADER}
@@ -223,9 +224,11 @@ def not_modified(bp: V1Blueprint) -> Callable[[View], View]:
     )
 
 
-def errors(bp: V1Blueprint, *codes: int, metered: bool = True) -> Callable[[View], View]:
+def errors(
+    bp: V1Blueprint, *codes: int, metered: bool = True, keyed: bool = True
+) -> Callable[[View], View]:
     """Document the error envelope, with the headers it carries, for each status ``code`` an
-    operation can answer (``metered``: as its route_policy says)."""
+    operation can answer (``metered``, ``keyed``: as its route_policy says)."""
 
     def decorate(view: View) -> View:
         for code in codes:
@@ -235,11 +238,17 @@ def errors(bp: V1Blueprint, *codes: int, metered: bool = True) -> Callable[[View
                 code,
                 schema=ErrorEnvelopeSchema,
                 description=f"{phrase}: {note}" if note else phrase,
-                headers=_error_headers(code, metered=metered),
+                headers=_error_headers(code, metered=metered, keyed=keyed),
             )(view)
         return view
 
     return decorate
+
+
+def no_key(bp: V1Blueprint) -> Callable[[View], View]:
+    """Document that the operation needs no key (an empty security list)."""
+    document: Callable[[View], View] = bp.doc(security=[])
+    return document
 
 
 def operation_id(bp: V1Blueprint, name: str) -> Callable[[View], View]:

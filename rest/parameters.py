@@ -8,6 +8,7 @@ from webargs.fields import DelimitedList
 from service.bounds import MAX_OFFSET, ListBound
 from service.filters import MAX_VALUES, WORD_MAX_LENGTH
 from service.geo import JURISDICTIONS
+from service.numbers import NUMBER_PATTERN
 from service.places import (
     BBOX_EXAMPLE,
     DEFAULT_RADIUS_MILES,
@@ -15,15 +16,12 @@ from service.places import (
 )
 from service.when import OPEN_AT_EXAMPLE
 
+from .blueprint import NUMERIC
 from .fields import (
     BOOLEAN_PATTERN,
-    DECIMAL_DIGITS,
     StrictBoolean,
     StrictInteger,
     StrictNumber,
-    coordinate_pattern,
-    decimal_pattern,
-    integer_pattern,
     list_pattern,
 )
 from .openapi import (
@@ -39,7 +37,9 @@ from .openapi import (
 # description says (any case, surrounding whitespace, 1/0, a limit over its maximum), with the
 # messages it always had: ``ACCEPTS`` in a field's metadata is the exact grammar of the strings it
 # takes (apispec publishes only OpenAPI keywords, so it stays out of the document), and
-# tests/fuzz checks the server against it.
+# tests/fuzz checks the server against it. For a number it is the grammar of service.numbers;
+# the value must then be within the published minimum and maximum as a double reads it (an
+# integer: a whole number, of any size).
 ACCEPTS = "accepts"
 
 
@@ -48,13 +48,13 @@ def limit(bound: ListBound) -> StrictInteger:
     return StrictInteger(
         expect=f"an integer from 1 to {maximum} (larger values are reduced to {maximum})",
         metadata={
-            "description": f"Results per page, 1 to {maximum}; larger values (up to 18 digits) "
-            f"are reduced to {maximum} and meta.limit shows the limit in effect.",
+            "description": f"Results per page, 1 to {maximum}; a larger value (of any size) is "
+            f"reduced to {maximum} and meta.limit shows the limit in effect. {WHOLE}",
+            # No "maximum": a larger limit is read (reduced), so the document does not refuse it.
             "minimum": 1,
-            "maximum": maximum,
             "default": bound.default,
-            # A limit over the maximum (up to 18 digits) is reduced, not refused.
-            ACCEPTS: integer_pattern(1),
+            # A limit over the maximum (of any size) is reduced, not refused.
+            ACCEPTS: NUMBER_PATTERN,
         },
     )
 
@@ -63,20 +63,25 @@ def offset() -> StrictInteger:
     return StrictInteger(
         expect=f"an integer from 0 to {MAX_OFFSET}",
         metadata={
-            "description": "Results to skip.",
+            "description": f"Results to skip. {WHOLE}",
             "minimum": 0,
             "maximum": MAX_OFFSET,
             "default": 0,
-            ACCEPTS: integer_pattern(0, MAX_OFFSET),
+            ACCEPTS: NUMBER_PATTERN,
         },
     )
 
 
+# How a number may be written (service.numbers), said in each number's description.
+NUMBER_FORMS = (
+    "Any JSON number form, exponent included (20, 20.5, 1e-05, 2.5E+1; in a URL + is %2B); no "
+    "NaN, Infinity or hex."
+)
+WHOLE = "A whole number in any JSON number form (20, 2e1, 20.0)."
+
+
 def decimal(description: str) -> str:
-    return (
-        f"{description} Written as a plain decimal: at most {DECIMAL_DIGITS} digits before the "
-        f"point and {DECIMAL_DIGITS} after it, no exponent."
-    )
+    return f"{description} {NUMBER_FORMS}"
 
 
 def percent(description: str, maximum: float) -> StrictNumber:
@@ -86,7 +91,7 @@ def percent(description: str, maximum: float) -> StrictNumber:
             "description": decimal(f"{description}, from 0 to {maximum:g}."),
             "minimum": 0,
             "maximum": maximum,
-            ACCEPTS: decimal_pattern(int(maximum)),
+            ACCEPTS: NUMBER_PATTERN,
         },
     )
 
@@ -100,12 +105,24 @@ def boolean(description: str) -> StrictBoolean:
     )
 
 
+def enum_names(words: tuple[str, ...]) -> dict[str, list[str]]:
+    """The enum of ``words``, with member names for generated clients when a word starts with a
+    minus (a descending sort): ``-rating`` is RATING_DESC rather than VALUE_3."""
+    names = {"enum": list(words)}
+    if any(word.startswith("-") for word in words):
+        names["x-enum-varnames"] = [
+            word.lstrip("-").replace("-", "_").upper() + ("_DESC" if word.startswith("-") else "")
+            for word in words
+        ]
+    return names
+
+
 def choice(words: tuple[str, ...], description: str = "") -> fields.String:
     listed = f"{', '.join(words[:-1])} or {words[-1]}"
     return fields.String(
         metadata={
             "description": f"{description}{listed}; any case, surrounding whitespace ignored.",
-            "enum": list(words),
+            **enum_names(words),
             ACCEPTS: choice_pattern(words),
         }
     )
@@ -165,12 +182,12 @@ def coordinate(name: str, limit: int, example: str, other: str) -> fields.String
     return fields.String(
         metadata={
             "description": f"{name} in WGS84 decimal degrees, -{limit} to {limit} (e.g. "
-            f"{example}); a plain decimal, at most 12 digits after the point. Give {other} "
-            "too: nearest first, with distance.",
+            f"{example}). {NUMBER_FORMS} Give {other} too: nearest first, with distance.",
             "type": "number",
+            NUMERIC: True,
             "minimum": -limit,
             "maximum": limit,
-            ACCEPTS: coordinate_pattern(limit),
+            ACCEPTS: NUMBER_PATTERN,
         }
     )
 
@@ -186,7 +203,7 @@ def radius() -> StrictNumber:
             "minimum": 0,
             "exclusiveMinimum": True,
             "maximum": MAX_RADIUS_MILES,
-            ACCEPTS: decimal_pattern(int(MAX_RADIUS_MILES), exclusive_minimum=True),
+            ACCEPTS: NUMBER_PATTERN,
         },
     )
 
@@ -209,6 +226,7 @@ def bbox() -> fields.String:
             "north; a box crossing the antimeridian (west greater than east) is refused: ask "
             "for its two halves. At most one of zip, lat/lng and bbox.",
             "pattern": "^[^,]+,[^,]+,[^,]+,[^,]+$",
+            NUMERIC: True,
         }
     )
 
@@ -221,7 +239,7 @@ def sort(choices: tuple[str, ...], default: str, ties: str) -> fields.String:
             f"surrounding whitespace ignored. Default {default}; distance (nearest first) is the "
             "default with zip or lat/lng and needs one of them. Ties are broken by "
             f"{ties}, then id, so pages are stable.",
-            "enum": list(choices),
+            **enum_names(choices),
             ACCEPTS: choice_pattern(choices),
         }
     )

@@ -265,3 +265,24 @@ class UsageSchema(_Output):
         required=True,
         metadata={"description": "UTC epoch seconds when the oldest counted request expires."},
     )
+
+
+class EndpointSchema(_Output):
+    path = fields.String(
+        required=True, metadata={"description": "Path template, as in the document."}
+    )
+    summary = fields.String(required=True)
+
+
+class DocsLinksSchema(_Output):
+    swagger_ui = fields.String(required=True)
+    openapi = fields.String(required=True)
+    graphql = fields.String(required=True)
+    errors = fields.String(required=True)
+
+
+class IndexSchema(_Output):
+    name = fields.String(required=True)
+    endpoints = fields.List(fields.Nested(EndpointSchema), required=True)
+    docs = fields.Nested(DocsLinksSchema, required=True)
+    get_a_key = fields.String(required=True, metadata={"description": "How to get an API key."})

@@ -5,7 +5,6 @@ it and names the parameter in every message. At most one location per request.
 """
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -14,11 +13,10 @@ from sqlalchemy import ColumnElement, Float, SQLColumnExpression, and_, bindpara
 
 from .errors import InvalidParameter
 from .geo import Point, bounding_box, origin_terms, zip_point
+from .numbers import OutOfRange, read_float
 
 DEFAULT_RADIUS_MILES = 50.0
 MAX_RADIUS_MILES = 500.0
-# A plain ASCII decimal: optional sign, at most three digits before the point, twelve after.
-_COORDINATE = re.compile(r"^[+-]?(?:[0-9]{1,3}(?:\.[0-9]{0,12})?|\.[0-9]{1,12})$")
 LAT_EXAMPLE, LNG_EXAMPLE = "37.7749", "-122.4194"
 # A box at least this large (in square degrees: about a fifth of the continental US) is
 # listed by walking the name order rather than through the (lat, lng) index.
@@ -77,8 +75,10 @@ def coordinate(value: str | float | None, param: str) -> float | None:
     example = LAT_EXAMPLE if limit == 90 else LNG_EXAMPLE
     number: float | None = None
     if isinstance(value, str):
-        if _COORDINATE.fullmatch(value):
-            number = float(value)
+        try:
+            number = read_float(value)
+        except OutOfRange:
+            number = None
     elif not isinstance(value, bool):  # a number (GraphQL Float)
         number = float(value)
     if number is None or not math.isfinite(number) or abs(number) > limit:

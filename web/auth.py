@@ -7,6 +7,7 @@ are counted per client address (as resolved by web.proxies) and throttled; a val
 refused by that throttle.
 """
 
+from collections.abc import Collection
 from typing import cast
 
 from flask import Flask, Response, g, request
@@ -14,6 +15,7 @@ from werkzeug.wrappers import Request
 
 from service import keys
 from service.errors import Unauthorized
+from service.numbers import canonical
 
 from .caching import KeyCache
 from .db import request_session
@@ -44,11 +46,12 @@ def _bearer(authorization: str | None) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def params_without_key(request_: Request) -> list[tuple[str, str]]:
-    """The query parameters but ``api_key``, sorted: the same read made with any key and its
-    parameters in any order gives the same list (ETags and replayed responses use it)."""
+def params_without_key(request_: Request, numbers: Collection[str] = ()) -> list[tuple[str, str]]:
+    """The query parameters but ``api_key``, sorted, the values of ``numbers`` canonical: the same
+    read made with any key, its parameters in any order and its numbers in any spelling gives the
+    same list (ETags and replayed responses use it)."""
     return sorted(
-        (name, value)
+        (name, canonical(value) if name in numbers else value)
         for name, values in request_.args.lists()
         if name != QUERY_PARAMETER
         for value in values

@@ -19,14 +19,14 @@ from collections.abc import Callable
 from datetime import date, datetime
 
 from cachetools import LRUCache
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 
 from .auth import params_without_key
 from .caching import cache_key
 from .limits import held_units, quota_headers
 from .replay import mark_replayable
-from .routes import request_policy
+from .routes import number_params, request_policy
 from .today import current_minute, request_now, request_today
 
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
@@ -36,7 +36,8 @@ def request_etag(version: int, today: date, minute: datetime | None = None) -> s
     """The validator for the current request: same data, day (and, for an answer about the
     current minute, minute) and request give the same tag."""
     when = today.isoformat() if minute is None else minute.isoformat()
-    return cache_key(version, when, request.path, params_without_key(request))[:32]
+    params = params_without_key(request, number_params(current_app))
+    return cache_key(version, when, request.path, params)[:32]
 
 
 def _matching(tag: str) -> str | None:

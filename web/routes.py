@@ -22,6 +22,7 @@ ErrorRenderer = Callable[[int, str, str, str | None], Response]
 
 POLICY_ATTRIBUTE = "route_policy"  # on a view function
 PATHS_EXTENSION = "cds.route_paths"
+NUMBERS_EXTENSION = "cds.number_params"
 
 
 @dataclass(frozen=True)
@@ -132,3 +133,12 @@ def request_policy() -> RoutePolicy:
             policy = policy.refine() or policy
         g.route_policy = policy
     return policy
+
+
+def number_params(app: Flask) -> set[str]:
+    """The query parameters that are numbers on every route taking them: the edges add theirs
+    while the app is built (rest: limit, radius, ...), and ETags and replay keys read each one's
+    value as its canonical number (service.numbers), so ``radius=1e1`` is ``radius=10``. The
+    same set object for the app's life (the replay lane holds it)."""
+    names: set[str] = app.extensions.setdefault(NUMBERS_EXTENSION, set())
+    return names

@@ -14,6 +14,7 @@ from .jsonprovider import OrjsonProvider
 from .pipeline import install_pipeline
 from .proxies import trust_proxies
 from .reference import init_reference
+from .routes import number_params
 from .state import WebState, make_state
 
 
@@ -51,4 +52,5 @@ def _put_replay_lane_in_front(app: Flask, state: WebState) -> None:
         quota=state.quota,
         recorder=state.recorder,
         max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
+        numbers=number_params(app),
     )

@@ -172,6 +172,20 @@ def test_generated_list_operations_take_bools_and_enums(generated_client: str) -
     assert issubclass(category, enum.Enum)
 
 
+def test_generated_sort_enums_name_their_members_after_the_order(generated_client: str) -> None:
+    # x-enum-varnames: a descending sort is RATING_DESC, not VALUE_3.
+    for operation in ("list_dispensaries", "list_doctors", "list_strain_dispensaries"):
+        (sort,) = _without_unset(_hints(operation)["sort"])
+        assert {member.name: member.value for member in sort} == {
+            "NAME": "name",
+            "DISTANCE": "distance",
+            "RATING": "rating",
+            "RATING_DESC": "-rating",
+        }, operation
+    (deal_sort,) = _without_unset(_hints("list_deals")["sort"])
+    assert {member.name for member in deal_sort} == {"EXPIRES", "DISTANCE"}
+
+
 def test_generated_client_calls_are_answered_by_the_service(
     generated_client: str, app: Flask, api_keys: dict[str, str]
 ) -> None:
@@ -208,6 +222,16 @@ def test_generated_client_calls_are_answered_by_the_service(
     assert isinstance(near, models.DispensaryPage)
     distances = [item.distance for item in near.data]
     assert distances == sorted(distances)
+    best = _operation("list_dispensaries").sync(
+        client=client, sort=models.ListDispensariesSort.RATING_DESC, limit=5
+    )
+    assert isinstance(best, models.DispensaryPage)
+    ratings = [item.rating for item in best.data]
+    assert ratings == sorted(ratings, reverse=True)
+    # The client sends str(float): 1e-05 miles is a tiny radius, not a 400.
+    tiny = _operation("list_dispensaries").sync(client=client, lat=39.75, lng=-104.99, radius=1e-05)
+    assert isinstance(tiny, models.DispensaryPage), tiny
+    assert tiny.meta.total == 0
     laws = _operation("list_laws").sync(client=client, medical=False)
     assert isinstance(laws, models.LawPage)
     assert all(not law.medical for law in laws.data)

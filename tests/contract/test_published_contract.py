@@ -18,6 +18,7 @@ NON_API_RULES = {
     "/health",
     "/metrics",
     "/favicon.ico",
+    "/api/v1/",  # the index again, with a slash (documented once, as /api/v1)
 }
 STATIC_PREFIXES = ("/static/", "/graphql/static/", "/api/v1/docs/static/")
 
@@ -40,9 +41,9 @@ def test_served_routes_equal_the_openapi_paths_plus_graphql_and_docs(
 ) -> None:
     spec = client.get("/api/v1/openapi.json").get_json()
     documented = set(spec["paths"])
-    # The 8 of the spec, plus /api/v1/usage, the doctor and deal details, the law list and
-    # where to buy a strain.
-    assert len(documented) == 13
+    # The 8 of the spec, plus /api/v1/usage, the doctor and deal details, the law list, where to
+    # buy a strain and the index (/api/v1; /api/v1/ answers the same, undocumented).
+    assert len(documented) == 14
     assert _served_routes(app) == documented | NON_API_RULES
 
 
@@ -54,6 +55,12 @@ def test_every_operation_documents_its_errors_and_quota_headers(client: FlaskCli
             assert set(operation["responses"]) == {"200", "400", "401", "405", "429", "500", "503"}
             assert set(operation["responses"]["200"]["headers"]) == {"X-Request-ID"}
             assert set(operation["responses"]["429"]["headers"]) == {"X-Request-ID", "Retry-After"}
+            continue
+        if path == "/api/v1":  # the index: no key, no quota
+            assert operation["security"] == []
+            assert set(operation["responses"]) == {"200", "400", "405", "500"}
+            assert "X-RateLimit-Limit" not in operation["responses"]["405"]["headers"]
+            assert set(operation["responses"]["200"]["headers"]) == {"X-Request-ID"}
             continue
         codes = set(operation["responses"])
         assert {"200", "304", "401", "405", "429", "500", "503"} <= codes, path

@@ -70,6 +70,29 @@ def test_tags_differ_by_request_but_not_by_key_spelling_or_parameter_order(
     assert tag(f"/api/v1/laws/CA?api_key={api_keys['free']}") == tag("/api/v1/laws/CA")
 
 
+def test_one_number_in_any_spelling_has_one_tag_and_revalidates_across_spellings(
+    client: FlaskClient, api_keys: dict
+) -> None:
+    headers = {"X-API-Key": api_keys["pro"]}
+    near = "/api/v1/dispensaries?zip=80202&"
+    plain = client.get(near + "radius=10&limit=5", headers=headers)
+    tag = plain.get_etag()[0]
+    for spelling in ("radius=1e1&limit=5", "radius=10.0&limit=5e0", "radius=1.0E%2B1&limit=%2B05"):
+        other = client.get(near + spelling, headers=headers)
+        assert other.status_code == 200, other.get_json()
+        assert other.get_etag()[0] == tag, spelling
+        assert other.data == plain.data
+        again = client.get(near + spelling, headers={**headers, "If-None-Match": f'"{tag}"'})
+        assert again.status_code == 304, spelling
+    assert client.get(near + "radius=10.5&limit=5", headers=headers).get_etag()[0] != tag
+    # A text that merely looks like a number stays text: the search for "1e1" is not "10".
+    search = "/api/v1/search?q="
+    assert (
+        client.get(search + "1e1", headers=headers).get_etag()[0]
+        != (client.get(search + "10", headers=headers).get_etag()[0])
+    )
+
+
 def test_a_new_data_version_changes_every_tag(make_app, api_keys: dict) -> None:
     app = make_app(STATE_TTL_MS=0)  # read the data version on every request
     client = app.test_client()

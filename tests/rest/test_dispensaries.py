@@ -219,9 +219,25 @@ def test_radius_without_zip_is_a_400_naming_radius(api, value: str) -> None:
     assert _error(api, radius=value)["param"] == "radius"
 
 
-@pytest.mark.parametrize("value", ["0", "-1", "500.1", "501", "abc", "nan", "inf", "1e2", ""])
+@pytest.mark.parametrize(
+    "value", ["0", "-1", "500.1", "501", "abc", "nan", "inf", "1e3", "5.01e2", "1e-400", "0x1", ""]
+)
 def test_radius_outside_0_to_500_miles_is_a_400_naming_radius(api, value: str) -> None:
     assert _error(api, zip="94110", radius=value)["param"] == "radius"
+
+
+def test_radius_in_exponent_form_is_read_like_its_plain_spelling(api) -> None:
+    plain = api.json("/api/v1/dispensaries", zip="80202", radius="50", limit="100")
+    assert plain["meta"]["total"] > 0
+    for spelling in ("5e1", "5E+1", "0.5e2", "50.0", "500e-1"):
+        assert api.json("/api/v1/dispensaries", zip="80202", radius=spelling, limit="100") == plain
+    # Greater than 0: the least double (what schemathesis sends) is a tiny radius, not a 400.
+    tiny = api.json("/api/v1/dispensaries", zip="80202", radius="5e-324")
+    assert tiny["meta"]["total"] == 0
+    error = _error(api, zip="80202", radius="1e-400")
+    assert error["message"] == (
+        "radius must be a number of miles greater than 0 and at most 500 (1e-400 is too close to 0)"
+    )
 
 
 @pytest.mark.parametrize(

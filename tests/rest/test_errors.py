@@ -21,7 +21,7 @@ def test_unsafe_request_ids_are_replaced(client: FlaskClient) -> None:
     assert len(response.headers["X-Request-ID"]) == 32
 
 
-@pytest.mark.parametrize("path", ["/api/v1/nothing", "/api/v1/strains/x/y", "/api/v1/"])
+@pytest.mark.parametrize("path", ["/api/v1/nothing", "/api/v1/strains/x/y", "/api/v1/x/"])
 def test_unknown_routes_under_api_get_the_404_envelope(api, path: str) -> None:
     body = api.json(path, status=404)
     assert body["success"] is False

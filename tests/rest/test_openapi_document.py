@@ -13,7 +13,16 @@ from flask import Flask
 from sqlalchemy import exc as sa_exc
 from werkzeug.test import TestResponse
 
-from rest.args import DealArgs, DispensaryArgs, DoctorArgs, LawArgs, SearchArgs, StrainArgs
+from rest.args import (
+    DealArgs,
+    DispensaryArgs,
+    DoctorArgs,
+    LawArgs,
+    SearchArgs,
+    StockistArgs,
+    StrainArgs,
+)
+from rest.blueprint import is_number
 from rest.fields import StrictBoolean, StrictInteger, StrictNumber
 from rest.openapi import OPENAPI_PATH, TAGS
 from rest.parameters import ACCEPTS
@@ -23,8 +32,10 @@ from service.geo import JURISDICTIONS
 from service.terms import TERMS_OF_USE
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 from web.db import SESSIONS_EXTENSION
+from web.routes import number_params
 
 OPERATION_IDS = {
+    "/api/v1": "getIndex",
     "/api/v1/strains": "listStrains",
     "/api/v1/strains/{slug}": "getStrain",
     "/api/v1/strains/{slug}/dispensaries": "listStrainDispensaries",
@@ -132,13 +143,15 @@ def test_no_typed_or_closed_parameter_is_published_as_a_patterned_string(
         assert field.metadata.get(ACCEPTS) or schema.get("pattern"), name
 
 
-def test_limit_publishes_its_real_maximum(document) -> None:
+def test_limit_publishes_no_maximum_and_states_the_one_it_reduces_to(document) -> None:
+    # A larger limit is read (reduced), so the schema must not call it invalid.
     for path, item in document["paths"].items():
         params = _parameters(document, path)
         if "limit" in params:
             maximum = DOCTORS_MAX_LIMIT if path == "/api/v1/doctors" else MAX_LIMIT
             assert path in OPERATION_IDS, path
-            assert params["limit"]["schema"]["maximum"] == maximum, path
+            assert "maximum" not in params["limit"]["schema"], path
+            assert params["limit"]["schema"]["minimum"] == 1, path
             assert f"reduced to {maximum}" in params["limit"]["description"], path
         assert item["get"]["operationId"] == OPERATION_IDS[path]
 
@@ -175,6 +188,7 @@ def test_the_server_is_relative_unless_a_public_base_url_is_set(
 
 def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
     assert [tag["name"] for tag in document["tags"]] == [
+        "index",
         "strains",
         "dispensaries",
         "deals",
@@ -185,8 +199,9 @@ def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
     ]
     assert [(tag["name"], tag["description"]) for tag in document["tags"]] == list(TAGS)
     tagged = {path: item["get"]["tags"] for path, item in document["paths"].items()}
-    # A path's first segment names its resource; where to buy a strain is under strains.
-    assert tagged == {path: [path.split("/")[3]] for path in OPERATION_IDS}
+    # A path's first segment names its resource; where to buy a strain is under strains; the
+    # index, /api/v1 itself, is "index".
+    assert tagged == {path: [[*path.split("/"), "index"][3]] for path in OPERATION_IDS}
 
 
 def _descriptions(node: Any) -> Iterator[str]:
@@ -264,6 +279,8 @@ def test_every_operation_lists_every_status_it_can_answer(document) -> None:
         statuses = set(item["get"]["responses"])
         if path == "/api/v1/usage":  # never conditional: no 304
             assert statuses == {"200", "400", "401", "405", "429", "500", "503"}
+        elif path == "/api/v1":  # the index: no key, no quota, no database
+            assert statuses == {"200", "400", "405", "500"}
         elif "{" in path:
             assert statuses == LISTS | {"404"}, path
         else:
@@ -349,10 +366,15 @@ def test_each_declared_status_sends_exactly_its_declared_headers(
     if "304" in document["paths"][path]["get"]["responses"]:
         real[304] = client.get(url, headers={**headers, "If-None-Match": real[200].headers["ETag"]})
     real[400] = client.get(_with(url, "bogus=1"), headers=headers)
+    real[405] = client.post(url, headers=headers)
+    if path == "/api/v1":  # the index: no key, no quota, no database
+        _failing(app, url, RuntimeError("boom"))
+        real[500] = client.get(_with(url, "_=500"), headers=headers)
+        _assert_as_declared(document, path, real)
+        return
     real[401] = client.get(url)
     if "{" in path:
         real[404] = client.get(_url(app, key, path, known=False), headers=headers)
-    real[405] = client.post(url, headers=headers)
     if path == "/api/v1/usage":  # not charged: only the failed-key throttle answers 429
         for attempt in range(61):
             real[429] = client.get(url, headers={"X-API-Key": f"cds_live_bad{attempt}"})
@@ -365,7 +387,10 @@ def test_each_declared_status_sends_exactly_its_declared_headers(
     real[500] = client.get(_with(url, "_=500"), headers=headers)
     _failing(app, url.split("?")[0], sa_exc.OperationalError("SELECT 1", {}, Exception("down")))
     real[503] = client.get(_with(url, "_=503"), headers=headers)
+    _assert_as_declared(document, path, real)
 
+
+def _assert_as_declared(document: dict[str, Any], path: str, real: dict[int, TestResponse]) -> None:
     declared = document["paths"][path]["get"]["responses"]
     assert set(real) == {int(status) for status in declared}
     for status, response in real.items():
@@ -392,3 +417,23 @@ def test_the_other_ways_to_a_429_or_503_send_only_declared_headers(
     assert unavailable.status_code == 503
     assert "X-RateLimit-Limit" not in unavailable.headers
     assert_headers_as_declared(unavailable, _declared(document, path, 503), every_one=False)
+
+
+def test_a_parameter_etags_read_as_a_number_is_a_number_wherever_it_is_taken(app) -> None:
+    # web.routes.number_params is app-wide: "q=1e1" must never be read as "q=10".
+    names = number_params(app)
+    assert names == {
+        "limit",
+        "offset",
+        "thc_min",
+        "thc_max",
+        "cbd_min",
+        "cbd_max",
+        "lat",
+        "lng",
+        "radius",
+        "bbox",
+    }
+    for arguments in (StrainArgs, DispensaryArgs, StockistArgs, DealArgs, DoctorArgs, SearchArgs):
+        for name, field in arguments().fields.items():
+            assert ((field.data_key or name) in names) == is_number(field), (arguments, name)

@@ -140,6 +140,19 @@ def test_a_stored_read_is_replayed_for_any_key_spelling_and_parameter_order(
     assert again.headers["X-RateLimit-Limit"] == "100"
 
 
+def test_a_stored_read_is_replayed_for_any_spelling_of_its_numbers(
+    make_app, api_keys: dict, count_statements
+) -> None:
+    app = make_app(**STEADY)
+    client = app.test_client()
+    headers = {"X-API-Key": api_keys["pro"]}
+    first = client.get("/api/v1/strains?thc_min=20&limit=10&offset=0", headers=headers)
+    with count_statements(app) as seen:
+        again = client.get("/api/v1/strains?thc_min=2e1&limit=1E1&offset=-0.0", headers=headers)
+    assert seen == []
+    assert again.data == first.data
+
+
 def test_an_unknown_or_invalid_key_is_never_replayed(make_app, api_keys: dict) -> None:
     app = make_app()
     client = app.test_client()

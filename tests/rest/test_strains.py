@@ -182,7 +182,9 @@ def test_cbd_range_is_inclusive_and_every_strain_lies_inside_it(
 
 
 @pytest.mark.parametrize("param", ["thc_min", "thc_max", "cbd_min", "cbd_max"])
-@pytest.mark.parametrize("value", ["-1", "100.01", "101", "abc", "nan", "inf", "1e1", " 5", ""])
+@pytest.mark.parametrize(
+    "value", ["-1", "100.01", "101", "abc", "nan", "inf", "1e3", "0x1", "1e400", " 5", ""]
+)
 def test_percentages_outside_0_to_100_or_not_plain_numbers_are_a_400_naming_them(
     api, param: str, value: str
 ) -> None:

@@ -31,6 +31,8 @@ API_ROUTES = {
     "/api/v1/laws/<string:state>": READ,
     "/api/v1/search": READ,
     "/api/v1/usage": RoutePolicy(keyed=True),  # reports the quota without spending it
+    "/api/v1": OPEN,  # the index: what the API offers and how to get a key
+    "/api/v1/": OPEN,
 }
 OPEN_ROUTES = [
     "/",
@@ -82,8 +84,8 @@ def test_health_metrics_and_docs_are_open(app: Flask) -> None:
     ("path", "expected"),
     [
         ("/api/v1/nowhere", UNROUTED_API),
-        ("/api/v1", UNROUTED_API),
-        ("/api/v1/", UNROUTED_API),
+        ("/api/v1", OPEN),  # the index's path: POST /api/v1 is an open 405
+        ("/api/v1/", OPEN),
         ("/api/v1/docs/", UNROUTED_API),  # only the docs page itself and its assets are open
         ("/api/v1/docs/static/missing.js", OPEN),
         ("/api/v1/openapi.json", OPEN),
@@ -103,7 +105,9 @@ def test_requests_that_match_no_route_take_their_paths_policy(
     ("method", "path", "status"),
     [
         ("GET", "/api/v1/nowhere", 401),
-        ("GET", "/api/v1", 401),
+        ("GET", "/api/v1", 200),  # the index
+        ("GET", "/api/v1/", 200),
+        ("POST", "/api/v1", 405),
         ("POST", "/api/v1/strains", 401),
         ("PUT", "/graphql", 401),
         ("GET", "/graphql", 200),  # GraphiQL

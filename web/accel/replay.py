@@ -18,7 +18,7 @@ about the current minute (opening hours "now") is answered again only within tha
 import hashlib
 import io
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -34,6 +34,7 @@ from web.observability import RequestRecord, RequestRecorder
 from web.replay import ReplayMark
 from web.request_id import HEADER as REQUEST_ID_HEADER
 from web.request_id import request_id_for
+from web.routes import number_params
 from web.today import request_now
 
 from .quota import Quota, QuotaState
@@ -85,11 +86,14 @@ def quota_json(quota: dict[str, int]) -> bytes:
     return orjson.dumps(quota)
 
 
-def replay_key(request_: Request, version: int, day: date, body: bytes) -> str:
+def replay_key(
+    request_: Request, version: int, day: date, body: bytes, numbers: Collection[str] = ()
+) -> str:
     """What a stored response is filed under: everything the response depends on.
 
-    The query parameters are sorted and ``api_key`` left out, as in the ETag: the same read made
-    with any key, and its parameters in any order, shares one stored response.
+    The query parameters are sorted, ``api_key`` left out and the values of ``numbers`` made
+    canonical, as in the ETag: the same read made with any key, its parameters in any order and
+    its numbers in any spelling shares one stored response.
     """
     headers = request_.headers
     return cache_key(
@@ -97,7 +101,7 @@ def replay_key(request_: Request, version: int, day: date, body: bytes) -> str:
         day.isoformat(),
         request_.method,
         request_.path,
-        params_without_key(request_),
+        params_without_key(request_, numbers),
         headers.get("Accept-Encoding"),
         headers.get("Origin"),
         headers.get("Content-Type"),
@@ -126,7 +130,8 @@ def init_replay_store(app: Flask, cache: PageCache[StoredResponse]) -> None:
             stored = replace(stored, until=request_now().timestamp() + 60)
         if stored is not None:
             body = request.get_data(cache=True) if request.method == "POST" else b""
-            cache.put(replay_key(request, mark.version, mark.day, body), stored)
+            key = replay_key(request, mark.version, mark.day, body, number_params(app))
+            cache.put(key, stored)
         return response
 
 
@@ -167,6 +172,7 @@ class ReplayLane:
         quota: Quota,
         recorder: RequestRecorder,
         max_body_bytes: int,
+        numbers: Collection[str] = (),
     ) -> None:
         self._app = app
         self._cache = cache
@@ -175,6 +181,7 @@ class ReplayLane:
         self._quota = quota
         self._recorder = recorder
         self._max_body_bytes = max_body_bytes
+        self._numbers = numbers
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         started = time.perf_counter()
@@ -230,7 +237,7 @@ class ReplayLane:
             if read is None:
                 return None
             body = read
-        stored = self._cache.get(replay_key(request_, version, date.today(), body))
+        stored = self._cache.get(replay_key(request_, version, date.today(), body, self._numbers))
         if stored is None or (stored.until is not None and time.time() >= stored.until):
             return None
         quota = self._quota.charge(identity, stored.units)
