@@ -20,7 +20,9 @@ from .routes import route_policy
 LINKS = (
     ("swagger_ui", "/api/v1/docs", "Swagger UI: every REST endpoint, tried in the browser"),
     ("openapi", "/api/v1/openapi.json", "The OpenAPI 3 document, for generating clients"),
+    ("rest_index", "/api/v1", "Every REST endpoint with a one-line summary (no key needed)"),
     ("graphiql", "/graphql", "GraphiQL: the GraphQL explorer (POST /graphql for clients)"),
+    ("graphql_sdl", "/graphql/schema.graphql", "The GraphQL schema in SDL, for typed clients"),
     ("errors", "/docs/errors", "The error reference every error.docs link points into"),
     ("health", "/health", "Health check: is the service and its database up"),
 )

@@ -18,7 +18,15 @@ def test_the_front_page_renders_and_every_link_answers(page, server_url: str, sc
     assert "X-API-Key" in page.locator("main").inner_text()
     links = page.locator("ul.links a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    assert hrefs == ["/api/v1/docs", "/api/v1/openapi.json", "/graphql", "/docs/errors", "/health"]
+    assert hrefs == [
+        "/api/v1/docs",
+        "/api/v1/openapi.json",
+        "/api/v1",
+        "/graphql",
+        "/graphql/schema.graphql",
+        "/docs/errors",
+        "/health",
+    ]
     shot = screenshot("front-page")
     print(f"front page screenshot: {shot}")
     for href in hrefs:

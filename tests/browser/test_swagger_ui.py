@@ -9,7 +9,7 @@ from service import keys
 
 pytestmark = pytest.mark.browser
 
-RESOURCES = ["strains", "dispensaries", "deals", "doctors", "laws", "search", "usage"]
+RESOURCES = ["index", "strains", "dispensaries", "deals", "doctors", "laws", "search", "usage"]
 
 
 def _open(page, server_url: str) -> None:

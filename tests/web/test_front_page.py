@@ -13,7 +13,9 @@ BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.
 LINKS = {
     "swagger_ui": "/api/v1/docs",
     "openapi": "/api/v1/openapi.json",
+    "rest_index": "/api/v1",
     "graphiql": "/graphql",
+    "graphql_sdl": "/graphql/schema.graphql",
     "errors": "/docs/errors",
     "health": "/health",
 }
