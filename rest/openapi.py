@@ -134,12 +134,13 @@ def spec_options(public_base_url: str | None) -> dict[str, Any]:
     }
 
 
-# Query-text patterns. Values are trimmed with str.strip(), which removes exactly these
-# characters (str.isspace()); a state code must be ASCII, so it is trimmed of ASCII ones only.
+# Query-text patterns. The service trims text with str.strip(), which removes exactly the
+# characters str.isspace() accepts (SPACE). A state code is refused unless str.isascii() before
+# it is trimmed (service.geo.normalise_state), so only ASCII whitespace may surround one.
 SPACE = r"[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 ASCII_SPACE = r"[\t-\r\x1c-\x20]"
 NOT_SPACE = "[^" + SPACE[1:]
-# Characters whose str.lower() is an ASCII letter besides the letter's two cases: KELVIN SIGN.
+# The one non-ASCII character whose str.lower() is an ASCII letter: KELVIN SIGN (U+212A, k).
 _ALSO_LOWER = {"k": "\\u212a"}
 
 
@@ -154,7 +155,7 @@ def choice_pattern(words: Iterable[str]) -> str:
 
 
 def word_pattern(max_length: int) -> str:
-    """A letter then letters, digits, spaces or hyphens, in any case, trimmed (service._word)."""
+    """A letter, then letters, digits, spaces or hyphens; any case, trimmed (as filters._word)."""
     letter = "A-Za-z" + _ALSO_LOWER["k"]
     return f"^{SPACE}*[{letter}][{letter}0-9 -]{{0,{max_length - 1}}}{SPACE}*$"
 
@@ -173,7 +174,7 @@ ZIP_PATTERN = f"^{SPACE}*[0-9]{{5}}{SPACE}*$"
 
 
 def state_pattern(codes: Iterable[str]) -> str:
-    """A two-letter code in any case, ASCII whitespace around it (as service.geo)."""
+    """A two-letter code in any case, ASCII whitespace around it (service.geo.normalise_state)."""
     by_first: dict[str, list[str]] = {}
     for code in sorted(codes):
         by_first.setdefault(code[0], []).append(code[1])

@@ -18,8 +18,9 @@ from .when import When
 
 MAX_THC = 100.0
 MAX_CBD = 100.0
-# A one-character query matches most names and says little: at least two (a 400 otherwise).
-SEARCH_MIN_LENGTH = 1  # what a search-as-you-type box sends first
+# Search text, once trimmed: one character is enough (what a search-as-you-type box sends
+# first); empty text is a 400 (SearchQuery.create). Both edges publish these bounds.
+SEARCH_MIN_LENGTH = 1
 SEARCH_MAX_LENGTH = 200
 WORD_MAX_LENGTH = 40  # effect and flavor words
 _WORD = re.compile(rf"^[a-z][a-z0-9 \-]{{0,{WORD_MAX_LENGTH - 1}}}$")
