@@ -1,19 +1,8 @@
 """Opening hours: one parser for a day's span, and whether a place is open at an instant.
 
-Hours are ``{"mon": "9:00-21:00", ...}`` (service.vocab.WEEKDAYS; closed days absent) in the
-wall-clock time of the place's IANA zone. A close before the open runs past midnight
-(``"18:00-02:00"`` on fri: Friday 18:00 to Saturday 02:00); ``24:00`` is midnight. Spans that
-touch or overlap, on one day or across midnight, are one opening.
-
-Each opening's ends become instants as zoneinfo maps a wall time with ``fold=0``: a time the
-fall-back hour repeats is its first occurrence (a span running through that hour lasts an hour
-longer), and a time in a spring-forward gap takes the offset before the change (02:30 is 03:30
-daylight time); an opening the gap leaves no time at all is skipped.
-
-Speed (called for thousands of rows with one instant): each distinct hours dict is compiled
-once into weekly intervals, the instant is turned into the zone's wall time once per zone, and
-a row costs a bisection. Only near a change of UTC offset (within 8 days) are the ends of the
-openings around the instant mapped one by one.
+Hours are ``{"mon": "9:00-21:00", ...}`` (service.vocab.WEEKDAYS) in the place's own zone. How
+spans past midnight and changes of UTC offset are read, and why hours are compiled per distinct
+dict: docs/performance.md ("Opening hours in Python").
 """
 
 import json

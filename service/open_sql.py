@@ -1,9 +1,9 @@
 """Whether a dispensary is open at an instant, as a SQL condition.
 
-Every load writes each dispensary's openings as wall-clock spans of its week and lists the zones
-(models.DispensaryOpenSpan, DispensaryTimeZone); a request reads each zone's clock once
-(service.hours.week_clocks) and the statement tests the row's spans against its zone's. The
-zones are read once per database and rechecked as :func:`kept_open` says (docs/performance.md).
+The statement tests each row's weekly spans (models.DispensaryOpenSpan) against its zone's clock
+(service.hours.week_clocks); the zones are read once per database and rechecked as
+:func:`kept_open` says. Design and figures: docs/performance.md ("Open now is kept by the
+database").
 """
 
 import time

@@ -1,17 +1,8 @@
 """Conditional GETs: a strong ETag on every REST 200, and a free 304 for a matching If-None-Match.
 
-The tag is derived from the data version, the day (deals expire), for an answer about opening
-hours the minute (web.routes: clocked), and the normalized request (path and query parameters,
-without api_key), so it can be computed before running any query.
-A 304 is only ever an answer where the same request would have been a 200:
-
-- a tag this worker has sent on a 200 (so the request is known to succeed) from a key with
-  quota left is answered 304 before the quota hook, without charge;
-- any other matching tag (``*``, a tag another worker sent, a forged one) is answered by running
-  the request as usual: a 200 becomes a 304, charged like the 200; errors stay errors.
-
-Which requests get tags is each route's policy (web.routes: conditional). A tagged 200 may also
-be replayed (web.replay).
+What the tag is made of, and when a 304 is free or charged like the 200: docs/architecture.md
+("ETag and 304"). Which requests get tags is each route's policy (web.routes: conditional); a
+tagged 200 may also be replayed (web.replay).
 """
 
 import threading

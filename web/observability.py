@@ -1,18 +1,8 @@
 """Prometheus metrics at /metrics (grouped by route) and one JSON log line per request.
 
-Neither is metered or needs an API key. /metrics is served only when METRICS_TOKEN is set, and
-only to requests sending it as ``Authorization: Bearer <token>``; any other request for it gets
-the 404 an unknown path gets. Metric labels are bounded: route template (never the raw path),
-status, and method when it is a standard one (made-up methods all count as ``other``).
-
-With PROMETHEUS_MULTIPROC_DIR set (gunicorn.conf.py sets it for several workers) every worker
-writes its metrics to files there and /metrics on any worker reports the sum over all of them;
-without it each app has a registry of its own. Log lines carry the request id, method, route,
-status, duration, the client address and the key's id, never the key itself.
-
 Both are written by :class:`RequestRecorder`, which the Flask hooks below and the replay lane in
-front of Flask (web.accel.replay) call alike, so a replayed response is logged and counted like any
-other. Each log line goes from structlog straight to the stream, without stdlib logging.
+front of Flask (web.accel.replay) call alike. Who may read /metrics, the labels, the workers'
+shared registry and what a log line holds: docs/operations.md ("Metrics", "Logs").
 """
 
 import hmac

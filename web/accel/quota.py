@@ -1,20 +1,9 @@
 """Charging a key's shared quota ahead of Flask-Limiter's request hook, in one storage call.
 
 Private API (limits): ``RedisStorage._previous_window_key``, ``RedisStorage._current_window_key``
-and ``RedisStorage.prefixed_key`` (the sliding window's key layout), and a copy of its
-``acquire_sliding_window.lua`` changed to grant several units and report the window; the window
-arithmetic of ``SlidingWindowCounterRateLimiter.get_window_stats`` is repeated in
-:func:`window_stats`.
-
-Same limiter, strategy, storage and bucket as the hook (web.limits), so both draw from one quota.
-:meth:`Quota.charge` declines (None) whenever the hook should decide instead: the quota is spent
-(the hook answers the 429), the storage is unreachable, or the limiter runs on its in-memory
-fallback (the hook notices Redis is back). Several units (a costly GraphQL document) are taken
-all or none. On Redis, a key with a large hourly limit takes its units in leases (at most a
-``QUOTA_LEASE_SHARE``-th of the limit, dropped after ``LEASE_MAX_AGE_S``): never over-granted,
-so the quota stays exact across workers, but a leased unit never used counts as spent and two
-workers' headers may differ by up to a lease. Free and pro keys, and the per-process memory
-storage, never lease. docs/performance.md has the figures.
+and ``RedisStorage.prefixed_key``; a copy of ``acquire_sliding_window.lua`` that grants several
+units; ``SlidingWindowCounterRateLimiter.get_window_stats``'s arithmetic in :func:`window_stats`.
+When :meth:`Quota.charge` declines and how leases work: docs/performance.md ("Quotas").
 """
 
 import math
