@@ -1,9 +1,8 @@
 """Whether a dispensary is open at an instant, as a SQL condition.
 
-The statement tests each row's weekly spans (models.DispensaryOpenSpan) against its zone's clock
-(service.hours.week_clocks); the zones are read once per database and rechecked as
-:func:`kept_open` says. Design and figures: docs/performance.md ("Open now is kept by the
-database").
+Each row's weekly spans (models.DispensaryOpenSpan) are tested against its zone's clock
+(service.hours.week_clocks); zones are read once per database, rechecked as :func:`kept_open`
+says. See docs/performance.md, "Open now is kept by the database".
 """
 
 import time
