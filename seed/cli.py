@@ -6,7 +6,7 @@ needs neither Flask nor the app object.
 
 import time
 from collections.abc import Callable
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 
 import click
@@ -48,7 +48,7 @@ def make_seed_command(get_engine: Callable[[], Engine]) -> click.Command:
         help="Reference day for deal expiry dates (default: today).",
     )
     @click.option("--if-empty", is_flag=True, help="Do nothing when data is already loaded.")
-    def seed_command(scale: str, seed_value: int, today, if_empty: bool) -> None:
+    def seed_command(scale: str, seed_value: int, today: datetime | None, if_empty: bool) -> None:
         """(Re)create the schema and load the deterministic demo dataset."""
         engine = get_engine()
         if if_empty and not database_is_empty(engine):

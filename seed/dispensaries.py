@@ -71,8 +71,8 @@ def _name(rng: random.Random, city: str, *, medical_only: bool) -> str:
     first, second = rng.choice(names.DISPENSARY_FIRST), rng.choice(names.DISPENSARY_SECOND)
     if roll < 0.3:
         return f"The {first} {second}"
-    kinds = names.MEDICAL_KIND if medical_only else names.DISPENSARY_KIND
-    return f"{first} {second} {rng.choice(kinds)}"
+    shop_kinds = names.MEDICAL_KIND if medical_only else names.DISPENSARY_KIND
+    return f"{first} {second} {rng.choice(shop_kinds)}"
 
 
 def _website(name: str, city: str, taken: set[str]) -> str:

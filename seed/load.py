@@ -2,7 +2,7 @@
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, func, insert, inspect, select
+from sqlalchemy import Connection, Engine, Table, func, insert, inspect, select
 
 from models import ApiKey, Base, DatasetInfo
 from models.base import utcnow
@@ -17,7 +17,7 @@ SOURCE = "demo-seed"
 Progress = Callable[[str, int], None]
 
 
-def _data_tables() -> list:
+def _data_tables() -> list[Table]:
     # API keys are operator state, not data: a re-seed must not lock every client out.
     return [t for t in Base.metadata.sorted_tables if t is not ApiKey.__table__]
 

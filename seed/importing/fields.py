@@ -60,7 +60,8 @@ def is_absent(raw: Any) -> bool:
 
 def column_length(attribute: QueryableAttribute[Any]) -> int:
     """The declared length of a model's String column, e.g. 160 for ``Dispensary.name``."""
-    return attribute.property.columns[0].type.length
+    length: int = attribute.property.columns[0].type.length
+    return length
 
 
 def _string(raw: Any) -> str:

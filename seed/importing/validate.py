@@ -16,7 +16,7 @@ from .resources import LAWS, RESOURCES, Reference, Resource, Values
 PROGRESS_STEP = 500
 
 # Key -> the record that owns it; None for the bundled laws (always valid).
-Owners = dict[str, "Record | None"]
+Owners = dict[object, "Record | None"]  # keyed by the id as read (a string)
 
 
 @dataclass
