@@ -21,9 +21,10 @@ from . import (  # noqa: F401  (routes)
     strains,
     usage,
 )
+from .accel.dumping import compile_dumps
 from .blueprint import bp
 from .openapi import DOCS_PATH, OPENAPI_PATH, SWAGGER_STATIC_PATH, spec_options, swagger_assets
-from .schemas import ErrorEnvelopeSchema
+from .schemas import ErrorEnvelopeSchema, Output
 
 API_PREFIX = "/api/v1"
 
@@ -51,6 +52,8 @@ def init_rest(app: Flask) -> Api:
     # The key a visitor authorises survives a reload (in localStorage), as it does in GraphiQL.
     app.config.setdefault("OPENAPI_SWAGGER_UI_CONFIG", {"persistAuthorization": True})
     app.config.setdefault("API_SPEC_OPTIONS", spec_options(app.config.get("PUBLIC_BASE_URL")))
+    if app.config["SPEED_TRICKS"]:
+        compile_dumps(Output)  # every output schema dumps through a compiled plan
     api = EnvelopeApi(app)
     # flask-smorest registers a schema for its page-number pagination header; our lists page by
     # limit and offset in the body's meta, so nothing refers to it (an unused component).

@@ -1,29 +1,28 @@
 """Output schemas: field names and types exactly as SPEC section 2, wrapped in the envelope."""
 
-from typing import Any, cast
+from typing import Any
 
-from marshmallow import EXCLUDE, fields
+from marshmallow import EXCLUDE, Schema, fields
 
 from service.bounds import DISPENSARY_REVIEWS
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
-from .accel.dumping import CompiledSchema
 from .fields import OptionalBoolean, OptionalFloat, OptionalString
 
 DATE_FORMAT = "%Y-%m-%d"
 
 
-class _Output(CompiledSchema):
+class Output(Schema):
     """An output schema. They are only dumped, never loaded, so ``unknown`` only shapes the
     document: EXCLUDE publishes no ``additionalProperties: false``, leaving responses open to new
     fields (a strict client would break on each one). Requests stay strict: rest.blueprint
-    refuses unknown query parameters."""
+    refuses unknown query parameters. With SPEED_TRICKS on, rest.init_rest compiles their dumps."""
 
     class Meta:
         unknown = EXCLUDE
 
 
-class StrainItemSchema(_Output):
+class StrainItemSchema(Output):
     slug = fields.String(required=True)
     name = fields.String(required=True)
     type = fields.String(required=True, metadata={"enum": list(STRAIN_TYPES)})
@@ -42,7 +41,7 @@ class StrainSchema(StrainItemSchema):
     reviewCount = fields.Integer(attribute="review_count", required=True)
 
 
-class DispensaryItemSchema(_Output):
+class DispensaryItemSchema(Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
     address = fields.String(required=True)
@@ -110,7 +109,7 @@ class StockistSchema(DispensaryHitSchema):
     unit = fields.String(required=True, metadata={"example": "1/8 oz"})
 
 
-class MenuItemSchema(_Output):
+class MenuItemSchema(Output):
     name = fields.String(required=True)
     category = fields.String(required=True)
     price = fields.Float(required=True, metadata={"description": "US dollars."})
@@ -118,7 +117,7 @@ class MenuItemSchema(_Output):
     strain = OptionalString(metadata={"description": "The strain's slug, when the item is one."})
 
 
-class ReviewSchema(_Output):
+class ReviewSchema(Output):
     rating = fields.Integer(required=True)
     text = fields.String(required=True)
     author = fields.String(required=True)
@@ -159,7 +158,7 @@ class DispensarySchema(DispensaryItemSchema):
         return super().get_attribute(obj.dispensary, attr, default)
 
 
-class DealSchema(_Output):
+class DealSchema(Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "deal_1"})
     title = fields.String(required=True)
     dispensary = fields.String(attribute="dispensary_name", required=True)
@@ -176,7 +175,7 @@ class DealSchema(_Output):
     )
 
 
-class DoctorSchema(_Output):
+class DoctorSchema(Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "doc_1"})
     name = fields.String(required=True)
     city = fields.String(required=True)
@@ -192,7 +191,7 @@ class DoctorSchema(_Output):
     )
 
 
-class LawSchema(_Output):
+class LawSchema(Output):
     state = fields.String(required=True)
     stateCode = fields.String(attribute="state_code", required=True)
     recreational = fields.Boolean(required=True)
@@ -204,27 +203,27 @@ class LawSchema(_Output):
     updated = fields.Date(DATE_FORMAT, required=True)
 
 
-class SearchHitSchema(_Output):
+class SearchHitSchema(Output):
     type = fields.String(required=True, metadata={"enum": list(SEARCH_HIT_TYPES)})
     name = fields.String(required=True)
     slug = OptionalString(metadata={"description": "Strains only."})
     id = OptionalString(metadata={"description": "Dispensaries, doctors and deals."})
 
 
-class MetaSchema(_Output):
+class MetaSchema(Output):
     total = fields.Integer(required=True)
     limit = fields.Integer(required=True)
     offset = fields.Integer(required=True)
 
 
-def _envelope(name: str, data: fields.Field[Any], *, paged: bool) -> type[CompiledSchema]:
+def _envelope(name: str, data: fields.Field[Any], *, paged: bool) -> type[Schema]:
     attrs: dict[str, Any] = {
         "success": fields.Boolean(required=True, metadata={"enum": [True]}),
         "data": data,
     }
     if paged:
         attrs["meta"] = fields.Nested(MetaSchema, required=True)
-    return cast(type[CompiledSchema], _Output.from_dict(attrs, name=name))
+    return Output.from_dict(attrs, name=name)
 
 
 # The document names components after their classes, less "Schema", so the items' classes are
@@ -233,29 +232,29 @@ StrainDetailSchema = StrainSchema
 DispensaryDetailSchema = DispensarySchema
 
 
-def page_envelope(item: type[CompiledSchema], name: str) -> type[CompiledSchema]:
+def page_envelope(item: type[Schema], name: str) -> type[Schema]:
     """Envelope schema for a list: success, data (array of ``item``), meta."""
     return _envelope(name, fields.List(fields.Nested(item), required=True), paged=True)
 
 
-def detail_envelope(item: type[CompiledSchema], name: str) -> type[CompiledSchema]:
+def detail_envelope(item: type[Schema], name: str) -> type[Schema]:
     """Envelope schema for one object: success and data, no meta."""
     return _envelope(name, fields.Nested(item, required=True), paged=False)
 
 
-class ErrorBodySchema(_Output):
+class ErrorBodySchema(Output):
     code = fields.Integer(required=True)
     message = fields.String(required=True)
     docs = fields.String(required=True)
     param = fields.String(metadata={"description": "The offending parameter, when there is one."})
 
 
-class ErrorEnvelopeSchema(_Output):
+class ErrorEnvelopeSchema(Output):
     success = fields.Boolean(required=True, metadata={"enum": [False]})
     error = fields.Nested(ErrorBodySchema, required=True)
 
 
-class UsageSchema(_Output):
+class UsageSchema(Output):
     tier = fields.String(required=True, metadata={"enum": list(KEY_TIERS)})
     limit = fields.Integer(required=True, metadata={"description": "Requests per hour."})
     remaining = fields.Integer(
@@ -267,21 +266,21 @@ class UsageSchema(_Output):
     )
 
 
-class EndpointSchema(_Output):
+class EndpointSchema(Output):
     path = fields.String(
         required=True, metadata={"description": "Path template, as in the document."}
     )
     summary = fields.String(required=True)
 
 
-class DocsLinksSchema(_Output):
+class DocsLinksSchema(Output):
     swagger_ui = fields.String(required=True)
     openapi = fields.String(required=True)
     graphql = fields.String(required=True)
     errors = fields.String(required=True)
 
 
-class IndexSchema(_Output):
+class IndexSchema(Output):
     name = fields.String(required=True)
     endpoints = fields.List(fields.Nested(EndpointSchema), required=True)
     docs = fields.Nested(DocsLinksSchema, required=True)

@@ -5,7 +5,8 @@ own conversion, and anything orjson refuses (integers beyond 64 bits, lone surro
 to the standard library encoder, so no body is ever lost to the faster path.
 """
 
-from typing import Any
+import weakref
+from typing import Any, cast
 
 import orjson
 from flask import Flask, Response
@@ -18,7 +19,11 @@ class OrjsonProvider(DefaultJSONProvider):
     """``app.json``: compact, unsorted, UTF-8 JSON from orjson (stdlib json as the fallback)."""
 
     sort_keys = False
-    _app: Flask  # (a proxy of) the app it was made for, whose response_class takes a body
+
+    def __init__(self, app: Flask) -> None:
+        super().__init__(app)
+        # A proxy, as Flask keeps its own: the app whose response_class takes a body.
+        self._made_for = cast(Flask, weakref.proxy(app))
 
     def dumps(self, obj: Any, **kwargs: Any) -> str:
         if kwargs:  # indent, sort_keys and friends: the standard encoder honours them
@@ -29,9 +34,12 @@ class OrjsonProvider(DefaultJSONProvider):
             return super().dumps(obj)
 
     def response(self, *args: Any, **kwargs: Any) -> Response:
-        obj = self._prepare_response_obj(args, kwargs)
+        # As jsonify documents it: one argument as is, several as a list, or keyword arguments.
+        if args and kwargs:
+            raise TypeError("app.json.response() takes either args or kwargs, not both")
+        obj = args[0] if len(args) == 1 else args or kwargs or None
         try:
             body: str | bytes = orjson.dumps(obj, default=self.default, option=_OPTIONS)
         except TypeError:
             body = super().dumps(obj)
-        return self._app.response_class(body, mimetype=self.mimetype)
+        return self._made_for.response_class(body, mimetype=self.mimetype)

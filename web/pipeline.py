@@ -3,7 +3,8 @@
 Flask runs before-request hooks in the order they were registered and after-request hooks in the
 reverse order, so registering the stages in this order makes each one wrap those after it, as in
 Starlette's middleware stack: its before hook runs before theirs and its after hook after theirs.
-Nothing else registers app-wide hooks (tests/web/test_pipeline.py checks both).
+Nothing else registers app-wide hooks (tests/web/test_pipeline.py checks both). Each stage, and
+each WSGI layer in front of Flask, declares what the replay lane does about it; the lane checks.
 """
 
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from .http import init_compression, init_cors, init_nosniff, init_retry_after
 from .limits import FailedAuthThrottle, init_limits
 from .links import init_links
 from .observability import init_observability
+from .replay import MIRRORED, ReplayTreatment, declined, not_needed
 from .request_id import init_request_id
 from .state import WebState
 
@@ -40,6 +42,7 @@ class Stage:
     name: str
     install: Callable[[Flask, WebState], None]
     hooks: frozenset[str]  # the kinds of hook it registers: "before", "after", "teardown"
+    replay: ReplayTreatment  # what the replay lane does about it (web.replay.Replay)
     trick: bool = False  # a speed trick (web.accel): left out with SPEED_TRICKS off
 
 
@@ -88,30 +91,100 @@ BEFORE, AFTER, TEARDOWN = "before", "after", "teardown"
 PIPELINE: tuple[Stage, ...] = (
     # Outermost: its after hook runs last and stores the response exactly as it leaves the app
     # (compressed, with CORS headers and ETag) for the replay lane.
-    Stage("replay_store", _replay_store, frozenset({AFTER}), trick=True),
+    Stage(
+        "replay_store",
+        _replay_store,
+        frozenset({AFTER}),
+        not_needed("what the lane replays is stored already"),
+        trick=True,
+    ),
     # Every later hook, error and log line can name the request.
-    Stage("request_id", lambda app, _: init_request_id(app), frozenset({BEFORE, AFTER})),
+    Stage("request_id", lambda app, _: init_request_id(app), frozenset({BEFORE, AFTER}), MIRRORED),
     # Times all the rest, and records the response as sent (the headers below included); hides
     # /metrics from requests without the token before anything reads the route.
-    Stage("observability", _observability, frozenset({BEFORE, AFTER})),
-    Stage("compress", lambda app, _: init_compression(app), frozenset({AFTER})),
-    Stage("cors", _cors, frozenset({AFTER})),
-    Stage("nosniff", lambda app, _: init_nosniff(app), frozenset({AFTER})),
+    Stage("observability", _observability, frozenset({BEFORE, AFTER}), MIRRORED),
+    Stage(
+        "compress",
+        lambda app, _: init_compression(app),
+        frozenset({AFTER}),
+        not_needed("the body is stored compressed, filed under Accept-Encoding"),
+    ),
+    Stage(
+        "cors",
+        _cors,
+        frozenset({AFTER}),
+        not_needed("its headers are stored, filed under Origin; OPTIONS is never replayed"),
+    ),
+    Stage(
+        "nosniff",
+        lambda app, _: init_nosniff(app),
+        frozenset({AFTER}),
+        not_needed("its header is stored"),
+    ),
     # After the limiter's after hook, which adds Retry-After to every metered response.
-    Stage("retry_after", lambda app, _: init_retry_after(app), frozenset({AFTER})),
-    Stage("links", lambda app, _: init_links(app), frozenset({AFTER})),
+    Stage(
+        "retry_after",
+        lambda app, _: init_retry_after(app),
+        frozenset({AFTER}),
+        not_needed("a replayed 200 has no Retry-After: the lane never stores one"),
+    ),
+    Stage(
+        "links",
+        lambda app, _: init_links(app),
+        frozenset({AFTER}),
+        not_needed("a replay is a 200 without Location, for a path that matched a route"),
+    ),
     # The key first: conditional requests, the quota and the limiter all read it.
-    Stage("auth", _auth, frozenset({BEFORE})),
+    Stage("auth", _auth, frozenset({BEFORE}), MIRRORED),
     # Before the quota: a 304 for a tag this worker sent is answered without charge.
-    Stage("conditional", _conditional, frozenset({BEFORE, AFTER})),
+    Stage(
+        "conditional",
+        _conditional,
+        frozenset({BEFORE, AFTER}),
+        declined("a request with If-None-Match goes to Flask (the ETag itself is stored)"),
+    ),
     # Charges an admitted request ahead of the limiter, whose hooks then skip it.
-    Stage("quota", _quota, frozenset({BEFORE, AFTER}), trick=True),
+    Stage("quota", _quota, frozenset({BEFORE, AFTER}), MIRRORED, trick=True),
     # Frees the slot a heavy request held (taken by the GraphQL edge once it knows the cost),
     # however the request ended.
-    Stage("concurrency", _concurrency, frozenset({TEARDOWN})),
+    Stage(
+        "concurrency",
+        _concurrency,
+        frozenset({TEARDOWN}),
+        not_needed("a replay executes no document, so holds no slot"),
+    ),
     # Innermost: Flask-Limiter's own hooks (the 429, its headers, its in-memory fallback).
-    Stage("limiter", _limiter, frozenset({BEFORE, AFTER, TEARDOWN})),
+    Stage(
+        "limiter",
+        _limiter,
+        frozenset({BEFORE, AFTER, TEARDOWN}),
+        declined(
+            "when the quota does not charge (over the limit, no shared storage) Flask answers"
+        ),
+    ),
 )
+
+
+@dataclass(frozen=True)
+class Layer:
+    """A WSGI layer web.wiring may put in front of Flask, besides the replay lane itself."""
+
+    name: str
+    replay: ReplayTreatment
+
+
+WSGI_LAYERS: tuple[Layer, ...] = (
+    # web.proxies.trust_proxies, outermost (with TRUSTED_PROXY_HOPS > 0).
+    Layer("proxy_fix", not_needed("in front of the lane: replayed requests pass it too")),
+    # web.accel.stack_chunk, between the lane and Flask (with tricks on, where it applies).
+    Layer("fresh_stack_chunk", not_needed("it only starts what Flask serves")),
+)
+
+
+def replay_declarations() -> dict[str, ReplayTreatment]:
+    """What the replay lane does about each stage and WSGI layer, by name (the lane checks it)."""
+    declared = {stage.name: stage.replay for stage in PIPELINE}
+    return declared | {layer.name: layer.replay for layer in WSGI_LAYERS}
 
 
 def stages(speed_tricks: bool) -> tuple[Stage, ...]:

@@ -11,7 +11,7 @@ from .errors import init_error_handlers
 from .front import init_front_page
 from .health import init_health
 from .jsonprovider import OrjsonProvider
-from .pipeline import install_pipeline
+from .pipeline import install_pipeline, replay_declarations
 from .proxies import trust_proxies
 from .reference import init_reference
 from .routes import number_params
@@ -53,4 +53,5 @@ def _put_replay_lane_in_front(app: Flask, state: WebState) -> None:
         recorder=state.recorder,
         max_body_bytes=app.config["MAX_CONTENT_LENGTH"],
         numbers=number_params(app),
+        declared=replay_declarations(),
     )

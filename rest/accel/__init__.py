@@ -1,2 +1,3 @@
 """Everything in the REST edge that uses a dependency's private API: ``dumping`` (compiled
-Marshmallow dumps), off with ``SPEED_TRICKS``. Each module lists its names in ``PRIVATE_API``."""
+Marshmallow dumps, installed by rest.init_rest), off with ``SPEED_TRICKS``. Each module lists its
+names in ``PRIVATE_API``."""

@@ -1,13 +1,12 @@
-"""Marshmallow schemas that dump through a plan compiled once per schema instance.
+"""Compiled dumps for Marshmallow schemas: a plan made once per schema instance.
 
-The schemas stay the contract (the OpenAPI document comes from them; ``dump`` still runs their
-pre- and post-dump hooks): only Marshmallow's per-field loop is replaced, by a list of (output
-key, getter, converter) built from the same fields. A schema with a field the compiler does not
-know falls back to Marshmallow's loop, whole. Off when the app's ``SPEED_TRICKS`` is false (the
-outermost dump reads it): Marshmallow's own loop throughout. ``tests/accel/test_rest_dumping.py``
-checks that plan and loop agree on every body served.
+``compile_dumps(base)`` (called by rest.init_rest with ``SPEED_TRICKS`` on) replaces the field
+loop of ``base`` and its subclasses, stock Marshmallow schemas, by a list of (output key, getter,
+converter) built from the same fields; hooks still run, and a schema with a field the compiler
+does not know keeps Marshmallow's loop, whole. The outermost dump reads the app's SPEED_TRICKS,
+so an app with it off gets the loop. ``tests/accel/test_rest_dumping.py`` checks plan = loop.
 
-Private names: Marshmallow's ``Schema._serialize`` (overridden: the loop it replaces),
+Private names: Marshmallow's ``Schema._serialize`` (replaced: the loop it runs),
 ``Schema.dump_fields``, ``Pluck._field_data_key`` and ``marshmallow.utils.get_value``.
 """
 
@@ -31,9 +30,12 @@ PRIVATE_API = (
 
 Convert = Callable[[Any], Any]
 Step = tuple[str, Callable[[Any], Any], Convert, bool]
+Serialize = Callable[..., Any]
 _UNSET = object()
 # Whether this dump and the dumps nested in it run the plans; None until the outermost decides.
 _PLANS: ContextVar[bool | None] = ContextVar("dump_plans", default=None)
+# Marks the ``_serialize`` that compile_dumps installs, so that installing twice changes nothing.
+_COMPILED = "_compiled_dumps"
 
 
 def _plans_wanted() -> bool:
@@ -41,35 +43,42 @@ def _plans_wanted() -> bool:
     return not has_app_context() or bool(current_app.config.get("SPEED_TRICKS", True))
 
 
-class CompiledSchema(Schema):
-    """A Schema whose serialization runs a compiled plan (falling back when it cannot)."""
+def compile_dumps(base: type[Schema]) -> None:
+    """Make ``base`` and its subclasses dump through compiled plans (while SPEED_TRICKS is on)."""
+    loop: Serialize = base._serialize
+    if getattr(loop, _COMPILED, False):
+        return
 
-    def _serialize(self, obj: Any, *, many: bool = False) -> Any:
+    def _serialize(self: Schema, obj: Any, *, many: bool = False) -> Any:
         plans = _PLANS.get()
         if plans is None:
             token = _PLANS.set(_plans_wanted())
             try:
-                return self._serialize(obj, many=many)
+                return _serialize(self, obj, many=many)
             finally:
                 _PLANS.reset(token)
         if plans:
             plan = self.__dict__.get("_dump_plan", _UNSET)
             if plan is _UNSET:
-                plan = self._dump_plan = _compile(self)
+                plan = self.__dict__["_dump_plan"] = _compile(self)
             if plan is not None:
                 if many and obj is not None:
                     return [plan(item) for item in obj]
                 return plan(obj)
-        return super()._serialize(obj, many=many)
+        return loop(self, obj, many=many)
 
-    def reference_dump(self, obj: Any, *, many: bool | None = None) -> Any:
-        """``dump`` through Marshmallow's own field loop, nested schemas included (what the
-        plans must equal)."""
-        token = _PLANS.set(False)
-        try:
-            return self.dump(obj, many=many)
-        finally:
-            _PLANS.reset(token)
+    setattr(_serialize, _COMPILED, True)
+    base._serialize = _serialize  # type: ignore[method-assign]
+
+
+def reference_dump(schema: Schema, obj: Any, *, many: bool | None = None) -> Any:
+    """``schema.dump`` through Marshmallow's own field loop, nested schemas included (what the
+    plans must equal)."""
+    token = _PLANS.set(False)
+    try:
+        return schema.dump(obj, many=many)
+    finally:
+        _PLANS.reset(token)
 
 
 def _compile(schema: Schema) -> Callable[[Any], dict[str, Any]] | None:

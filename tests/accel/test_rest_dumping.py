@@ -5,10 +5,10 @@ from typing import Any
 
 import pytest
 from flask import Flask
-from marshmallow import fields
+from marshmallow import Schema, fields
 from sqlalchemy.orm import Session
 
-from rest.accel.dumping import CompiledSchema, _compile
+from rest.accel.dumping import _compile, compile_dumps, reference_dump
 from rest.envelope import ok, ok_page
 from rest.fields import OptionalFloat
 from rest.schemas import (
@@ -17,6 +17,7 @@ from rest.schemas import (
     DispensaryHitSchema,
     DoctorSchema,
     LawSchema,
+    Output,
     SearchHitSchema,
     StrainDetailSchema,
     StrainItemSchema,
@@ -37,7 +38,13 @@ from service.paging import PageRequest
 PAGE = PageRequest(limit=100)
 
 
-def _bodies(session: Session, today: date) -> dict[str, tuple[type[CompiledSchema], Any]]:
+@pytest.fixture(autouse=True)
+def _compiled_dumps() -> None:
+    """What rest.init_rest does with SPEED_TRICKS on (whether or not an app was built yet)."""
+    compile_dumps(Output)
+
+
+def _bodies(session: Session, today: date) -> dict[str, tuple[type[Schema], Any]]:
     """Every kind of body the REST views build, from the tiny dataset."""
     strain = strains.list_strains(session, StrainFilters(), PageRequest(limit=1)).items[0]
     dispensary = dispensary_lists.list_dispensaries(session, DispensaryFilters(), PAGE).items[0]
@@ -107,7 +114,7 @@ def test_the_compiled_dump_equals_marshmallows(
     schema_class, data = _bodies(session, reference_day)[body]
     schema = schema_class()
     compiled = schema.dump(data)
-    assert compiled == schema.reference_dump(data)
+    assert compiled == reference_dump(schema, data)
     assert schema._dump_plan is not None  # the plan was used, not the fallback
     if "meta" in compiled:
         assert len(compiled["data"]) >= 2  # a real page was compared, not an empty one
@@ -124,10 +131,11 @@ def test_absent_when_none_fields_are_left_out_not_null(session: Session) -> None
 
 
 def test_a_schema_with_a_field_the_compiler_does_not_know_falls_back() -> None:
-    class WithUrl(CompiledSchema):
+    class WithUrl(Schema):
         site = fields.Url()
         distance = OptionalFloat()
 
+    compile_dumps(WithUrl)
     schema = WithUrl()
     assert _compile(schema) is None
     assert schema.dump({"site": "https://a.example", "distance": None}) == {
@@ -145,8 +153,23 @@ def test_the_apps_speed_tricks_setting_chooses_plan_or_loop(
     app.config["SPEED_TRICKS"] = tricks
     with app.app_context():
         dumped = schema.dump(data)
-    assert dumped == schema.reference_dump(data)
+    assert dumped == reference_dump(schema, data)
     assert len(dumped["data"]) >= 2
     # The outer envelope and the nested item schema: plans made only with the tricks on.
     item_schema = schema.fields["data"].inner.schema
     assert ("_dump_plan" in vars(schema), "_dump_plan" in vars(item_schema)) == (planned, planned)
+
+
+@pytest.mark.parametrize(("tricks", "compiled"), [(True, [Output]), (False, [])])
+def test_the_app_compiles_the_output_schemas_only_with_speed_tricks_on(
+    make_app, monkeypatch: pytest.MonkeyPatch, tricks: bool, compiled: list[type[Schema]]
+) -> None:
+    calls: list[type[Schema]] = []
+    monkeypatch.setattr("rest.compile_dumps", calls.append)
+    make_app(SPEED_TRICKS=tricks)
+    assert calls == compiled
+
+
+def test_the_output_schemas_are_stock_marshmallow_schemas() -> None:
+    assert Output.__bases__ == (Schema,)
+    assert all(issubclass(schema, Output) for schema in (DealSchema, UsageSchema, LawSchema))

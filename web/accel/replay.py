@@ -1,24 +1,23 @@
 """Replayed responses: a repeated read answered in front of Flask, still authenticated and charged.
 
-Private API: none, but the :class:`ReplayLane` is a second request pipeline. It repeats, for the
-requests it answers, what Flask's hooks do (key check from the verified-key cache, quota through
-web.accel.quota, X-Request-ID, the access log and metrics); a check added to Flask's pipeline
-must be added here too, or the lane must decline the requests it concerns.
+Private API: none, but the :class:`ReplayLane` is a second request pipeline: it re-does the
+pipeline stages :data:`MIRRORS` names, and checks when built that these are exactly the stages
+web.pipeline declares ``MIRRORED`` (every stage there declares what the lane does about it).
 
 A marked 200 (web.replay) is stored once finished (every after hook has run) under everything it
 depends on: data version, day, the normalized request and the headers it varies by
 (Accept-Encoding, Origin, Content-Type). The lane answers a stored read again only for a GET or
 POST without If-None-Match, with a key this worker verified within ``STATE_TTL_MS``, a data
 version as fresh, and a quota that admits the units the first answer cost; anything else goes to
-Flask untouched. X-Request-ID,
-the X-RateLimit-* headers and a GraphQL body's ``extensions.rateLimit`` are made fresh. An answer
-about the current minute (opening hours "now") is answered again only within that minute.
+Flask untouched. X-Request-ID, the X-RateLimit-* headers and a GraphQL body's
+``extensions.rateLimit`` are made fresh. An answer about the current minute (opening hours "now")
+is answered again only within that minute.
 """
 
 import hashlib
 import io
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any
@@ -31,7 +30,7 @@ from service import keys
 from web.auth import key_presented_in, params_without_key
 from web.caching import Expiring, KeyCache, PageCache, cache_key
 from web.observability import RequestRecord, RequestRecorder
-from web.replay import ReplayMark
+from web.replay import Replay, ReplayMark, ReplayTreatment
 from web.request_id import HEADER as REQUEST_ID_HEADER
 from web.request_id import request_id_for
 from web.routes import number_params
@@ -54,6 +53,14 @@ VOLATILE_HEADERS = frozenset(
     )
 )
 REPLAY_METHODS = ("GET", "POST")
+
+# The pipeline stages this lane re-does for what it replays, each with the method doing it.
+MIRRORS: dict[str, str] = {
+    "auth": "_replay",  # the key, from the verified-key cache (an unknown one goes to Flask)
+    "quota": "_replay",  # the units the first answer cost, charged again (headers in __call__)
+    "request_id": "__call__",  # a fresh X-Request-ID
+    "observability": "__call__",  # the access log line and the metrics
+}
 
 
 @dataclass(frozen=True)
@@ -156,6 +163,23 @@ def _stored(response: Response, mark: ReplayMark) -> StoredResponse | None:
     )
 
 
+def check_declarations(declared: Mapping[str, ReplayTreatment]) -> None:
+    """Refuse a pipeline whose ``MIRRORED`` stages (``declared``: stage name -> what the lane
+    does about it) are not exactly those with a step in :data:`MIRRORS`."""
+    mirrored = {name for name, treatment in declared.items() if treatment.replay is Replay.MIRRORED}
+    unmirrored, unknown = sorted(mirrored - MIRRORS.keys()), sorted(MIRRORS.keys() - mirrored)
+    if unmirrored or unknown:
+        raise RuntimeError(
+            f"stages declared mirrored with no replay lane step: {unmirrored}; "
+            f"replay lane steps for no stage declared mirrored: {unknown}"
+        )
+    missing = sorted(
+        step for step in MIRRORS.values() if not callable(getattr(ReplayLane, step, None))
+    )
+    if missing:
+        raise RuntimeError(f"the replay lane has no method {missing}")
+
+
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
@@ -173,7 +197,9 @@ class ReplayLane:
         recorder: RequestRecorder,
         max_body_bytes: int,
         numbers: Collection[str] = (),
+        declared: Mapping[str, ReplayTreatment],
     ) -> None:
+        check_declarations(declared)
         self._app = app
         self._cache = cache
         self._version = version
