@@ -5,10 +5,10 @@
 top-level ``radius`` with ``near`` is refused, naming ``radius``.
 """
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from datetime import datetime
 from enum import Enum
+from types import TracebackType
 
 from service.errors import InvalidParameter
 from service.places import Location, locate
@@ -16,19 +16,31 @@ from service.when import When
 
 from .arguments import BBoxInput, NearInput
 
+
+class _Spelled:
+    """A context re-raising the service's InvalidParameter with GraphQL's parameter names."""
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self._names = names
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if isinstance(error, InvalidParameter):
+            raise error.spelled(self._names) from error
+
+
 # GraphQL's names of the service's parameters it spells otherwise; ``radius`` is only
 # ``near.radius`` inside ``near`` (a top-level radius keeps its name).
 _NAMES = {"lat": "near.lat", "lng": "near.lng", "open_now": "openNow", "open_at": "openAt"}
-_NEAR_NAMES = {**_NAMES, "radius": "near.radius"}
-
-
-@contextmanager
-def _spelled(names: Mapping[str, str]) -> Iterator[None]:
-    """Re-raise the service's InvalidParameter naming GraphQL's parameters."""
-    try:
-        yield
-    except InvalidParameter as error:
-        raise error.spelled(names) from error
+_AS_GRAPHQL = _Spelled(_NAMES)
+_AROUND_NEAR = _Spelled({**_NAMES, "radius": "near.radius"})
 
 
 def where(
@@ -37,19 +49,19 @@ def where(
     """The one location of a field's arguments, or None; raise InvalidParameter if bad."""
     box = None if bbox is None else [bbox.west, bbox.south, bbox.east, bbox.north]
     if near is None:
-        with _spelled(_NAMES):
+        with _AS_GRAPHQL:
             return locate(zip=zip, radius=radius, bbox=box)
     if radius is not None:
         raise InvalidParameter(
             "radius is a distance from zip; around near, give near.radius", param="radius"
         )
-    with _spelled(_NEAR_NAMES):
+    with _AROUND_NEAR:
         return locate(zip=zip, lat=near.lat, lng=near.lng, radius=near.radius, bbox=box)
 
 
 def when(open_now: bool | None, open_at: datetime | None) -> When | None:
     """The instant a field's arguments ask about, or None; raise InvalidParameter if bad."""
-    with _spelled(_NAMES):
+    with _AS_GRAPHQL:
         return When.create(open_now=open_now, open_at=open_at)
 
 
