@@ -6,10 +6,10 @@ from strawberry import Info
 from strawberry.extensions import MaxTokensLimiter, ParserCache, ValidationCache
 from strawberry.types import ExecutionContext
 
-from service import bounds, deals, dispensary_lists, doctors, laws, search, strains
+from service import bounds, deals, doctors, laws, search, strains
 from service.dispensary_rows import dispensary_rows_by_public_ids
 from service.errors import NotFound
-from service.filters import SearchQuery, StrainFilters
+from service.filters import SearchQuery
 from service.paging import PageRequest
 from web.settings import WebSettings
 
@@ -18,61 +18,33 @@ from .accel.direct import install_direct_resolvers
 from .accel.execution import plain_field_execution
 from .admission import admission
 from .arguments import (
-    Categories,
-    Category,
-    CbdMax,
-    CbdMin,
-    City,
     DealId,
-    DealOrder,
-    DealsLimit,
-    Delivery,
-    DispensariesLimit,
     DispensaryId,
-    DispensaryTypeFilter,
-    DispensaryTypes,
     DoctorId,
-    DoctorsLimit,
-    Effect,
-    Effects,
-    Flavor,
-    Flavors,
     LawState,
-    MapBox,
-    NearPoint,
     NodeId,
     NodeIds,
     Offset,
-    OpenAt,
-    OpenNow,
-    PlaceOrder,
-    Radius,
     SearchLimit,
     SearchText,
     SearchTypeFilter,
     State,
-    States,
-    StrainsLimit,
     StrainSlug,
-    StrainTypeFilter,
-    StrainTypes,
-    Telehealth,
-    ThcMax,
-    ThcMin,
-    Zip,
 )
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
+from .deal_fields import deals_page
 from .deal_type import Deal
+from .dispensary_fields import dispensaries_page
 from .dispensary_type import Dispensary
+from .doctor_fields import doctors_page
 from .enums import SearchType
 from .errors import RejectEmptySelectionSets
 from .node import Node
 from .node_lookup import nodes_by_ids
-from .places import deal_filters, dispensary_filters, doctor_filters
-from .plurals import AnyOf, enum_values
 from .scalars import SCALAR_OVERRIDES
 from .search_results import SearchResult, search_items
+from .strain_fields import strains_page
 from .strain_type import Strain
 from .types import Doctor, Law, Page
 
@@ -85,46 +57,15 @@ def _value(enum_member: SearchType | None) -> str | None:
     return enum_member.value if enum_member is not None else None
 
 
+# The lists' resolvers live with their resource (strain_fields.py, dispensary_fields.py, ...);
+# a field of one record resolves here.
 @strawberry.type
 class Query:
-    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+    strains = strawberry.field(
+        resolver=strains_page,
         description="Strains by type, effect, flavor (each any of several), THC and CBD range; "
-        "by name."
+        "by name.",
     )
-    def strains(
-        self,
-        info: Info[Context, None],
-        type: StrainTypeFilter = None,
-        types: StrainTypes = None,
-        effect: Effect = None,
-        effects: Effects = None,
-        flavor: Flavor = None,
-        flavors: Flavors = None,
-        thc_min: ThcMin = None,
-        thc_max: ThcMax = None,
-        cbd_min: CbdMin = None,
-        cbd_max: CbdMax = None,
-        limit: StrainsLimit = bounds.STRAINS.default,
-        offset: Offset = 0,
-    ) -> Page[Strain] | None:
-        any_of = AnyOf()
-        type_or_types = any_of.pick("type", type, "types", types)
-        effect_or_effects = any_of.pick("effect", effect, "effects", effects)
-        flavor_or_flavors = any_of.pick("flavor", flavor, "flavors", flavors)
-        with any_of.naming():
-            filters = StrainFilters.create(
-                type=enum_values(type_or_types),
-                effect=effect_or_effects,
-                flavor=flavor_or_flavors,
-                thc_min=thc_min,
-                thc_max=thc_max,
-                cbd_min=cbd_min,
-                cbd_max=cbd_max,
-            )
-        page = strains.list_strains(
-            info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)
-        )
-        return Page.of(page, [Strain.from_model(s, info) for s in page.items])
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One strain by slug, or null."
@@ -135,50 +76,11 @@ class Query:
         except NotFound:
             return None
 
-    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+    dispensaries = strawberry.field(
+        resolver=dispensaries_page,
         description="Dispensaries by place, type and delivery, near a point or in a map box, "
-        "open now or at an instant; by name, distance or rating (nearest first around a point)."
+        "open now or at an instant; by name, distance or rating (nearest first around a point).",
     )
-    def dispensaries(
-        self,
-        info: Info[Context, None],
-        state: State = None,
-        states: States = None,
-        city: City = None,
-        zip: Zip = None,
-        radius: Radius = None,
-        near: NearPoint = None,
-        bbox: MapBox = None,
-        type: DispensaryTypeFilter = None,
-        types: DispensaryTypes = None,
-        delivery: Delivery = None,
-        open_now: OpenNow = None,
-        open_at: OpenAt = None,
-        sort: PlaceOrder = None,
-        limit: DispensariesLimit = bounds.DISPENSARIES.default,
-        offset: Offset = 0,
-    ) -> Page[Dispensary] | None:
-        filters = dispensary_filters(
-            state=state,
-            states=states,
-            city=city,
-            zip=zip,
-            radius=radius,
-            near=near,
-            bbox=bbox,
-            type=type,
-            types=types,
-            delivery=delivery,
-            open_now=open_now,
-            open_at=open_at,
-            sort=sort,
-        )
-        ctx = info.context
-        page = dispensary_lists.list_dispensaries(
-            ctx.db, filters, PageRequest.within(bounds.DISPENSARIES, limit, offset), now=ctx.now
-        )
-        items = [Dispensary.from_model(row, info, row.distance) for row in page.items]
-        return Page.of(page, items)
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One dispensary by id (disp_<n>), or null."
@@ -187,49 +89,11 @@ class Query:
         found = dispensary_rows_by_public_ids(info.context.db, [id])
         return Dispensary.from_model(found[id], info) if id in found else None
 
-    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+    deals = strawberry.field(
+        resolver=deals_page,
         description="Active deals by place and category, near a point, at dispensaries open "
-        "now or at an instant; soonest expiry first, or nearest first around a point."
+        "now or at an instant; soonest expiry first, or nearest first around a point.",
     )
-    def deals(
-        self,
-        info: Info[Context, None],
-        state: State = None,
-        states: States = None,
-        city: City = None,
-        category: Category = None,
-        categories: Categories = None,
-        zip: Zip = None,
-        radius: Radius = None,
-        near: NearPoint = None,
-        open_now: OpenNow = None,
-        open_at: OpenAt = None,
-        sort: DealOrder = None,
-        limit: DealsLimit = bounds.DEALS.default,
-        offset: Offset = 0,
-    ) -> Page[Deal] | None:
-        filters = deal_filters(
-            state=state,
-            states=states,
-            city=city,
-            category=category,
-            categories=categories,
-            zip=zip,
-            radius=radius,
-            near=near,
-            open_now=open_now,
-            open_at=open_at,
-            sort=sort,
-        )
-        ctx = info.context
-        page = deals.list_deals(
-            ctx.db,
-            filters,
-            PageRequest.within(bounds.DEALS, limit, offset),
-            today=ctx.today,
-            now=ctx.now,
-        )
-        return Page.of(page, [Deal.from_model(d, info) for d in page.items])
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One active deal by id (deal_<n>), or null (also once it has expired)."
@@ -242,43 +106,12 @@ class Query:
         except NotFound:
             return None
 
-    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+    doctors = strawberry.field(
+        resolver=doctors_page,
         description="Doctors by place and telehealth, near a point or in a map box; by name, "
         "distance or rating (nearest first around a point; "
-        f"limit at most {bounds.DOCTORS.maximum})."
+        f"limit at most {bounds.DOCTORS.maximum}).",
     )
-    def doctors(
-        self,
-        info: Info[Context, None],
-        state: State = None,
-        states: States = None,
-        city: City = None,
-        telehealth: Telehealth = None,
-        zip: Zip = None,
-        radius: Radius = None,
-        near: NearPoint = None,
-        bbox: MapBox = None,
-        sort: PlaceOrder = None,
-        limit: DoctorsLimit = bounds.DOCTORS.default,
-        offset: Offset = 0,
-    ) -> Page[Doctor] | None:
-        filters = doctor_filters(
-            state=state,
-            states=states,
-            city=city,
-            telehealth=telehealth,
-            zip=zip,
-            radius=radius,
-            near=near,
-            bbox=bbox,
-            sort=sort,
-        )
-        page = doctors.list_doctors(
-            info.context.db,
-            filters,
-            PageRequest.within(bounds.DOCTORS, limit, offset),
-        )
-        return Page.of(page, [Doctor.from_model(d, info) for d in page.items])
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="One doctor by id (doc_<n>), or null."

@@ -22,10 +22,10 @@ from .arguments import (
     Zip,
 )
 from .context import Context
+from .dispensary_filters import dispensary_filters
 from .enums import StrainType
 from .lazy import LazyDispensary
 from .node import Node
-from .places import dispensary_filters
 from .types import nested_window
 
 

@@ -27,11 +27,9 @@ from service.filters import (
     StrainFilters,
 )
 from service.paging import PageRequest
-from service.places import (
-    LAT_EXAMPLE,
-    LNG_EXAMPLE,
-)
+from service.places import LAT_EXAMPLE, LNG_EXAMPLE, Location, locate
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
+from service.when import When
 
 from . import parameters as param
 from .openapi import (
@@ -83,6 +81,23 @@ def _place_fields(*, boxes: bool = True) -> dict[str, fields.Field[Any]]:
     return where
 
 
+def _where(data: dict[str, Any]) -> Location | None:
+    """The location among parsed arguments (taken out of ``data``); REST spells the service's
+    parameter names, so its errors pass as they are."""
+    return locate(
+        zip=data.pop("zip", None),
+        lat=data.pop("lat", None),
+        lng=data.pop("lng", None),
+        radius=data.pop("radius", None),
+        bbox=data.pop("bbox", None),
+    )
+
+
+def _when(data: dict[str, Any]) -> When | None:
+    """The instant asked about among parsed arguments (taken out of ``data``)."""
+    return When.create(open_now=data.pop("open_now", None), open_at=data.pop("open_at", None))
+
+
 def _dispensary_fields(bound: ListBound) -> dict[str, fields.Field[Any]]:
     return {
         "limit": param.limit(bound),
@@ -102,7 +117,8 @@ class _DispensaryArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DispensaryFilters, PageRequest]:
         page = self.page(data)
-        return DispensaryFilters.create(**data), page
+        where, when = _where(data), _when(data)
+        return DispensaryFilters.create(where=where, when=when, **data), page
 
 
 # Built from a dict so that each list declares limit and offset first (the document's order).
@@ -126,7 +142,8 @@ class _DealArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DealFilters, PageRequest]:
         page = self.page(data)
-        return DealFilters.create(**data), page
+        where, when = _where(data), _when(data)
+        return DealFilters.create(where=where, when=when, **data), page
 
 
 DealArgs = type(
@@ -154,7 +171,7 @@ class _DoctorArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DoctorFilters, PageRequest]:
         page = self.page(data)
-        return DoctorFilters.create(**data), page
+        return DoctorFilters.create(where=_where(data), **data), page
 
 
 DoctorArgs = type(

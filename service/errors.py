@@ -1,5 +1,8 @@
 """Framework-free error hierarchy; the edges render these into the envelope or GraphQL errors."""
 
+import re
+from collections.abc import Mapping
+
 from sqlalchemy import exc as sa_exc
 
 
@@ -16,6 +19,15 @@ class ServiceError(Exception):
 
 class InvalidParameter(ServiceError):
     code = 400
+
+    def spelled(self, names: Mapping[str, str]) -> "InvalidParameter":
+        """This error as an edge spelling some parameters otherwise (``names``: the service's
+        name -> the edge's): ``param`` and each whole name in the message, not one already
+        qualified (the ``radius`` of ``near.radius``)."""
+        pattern = r"(?<![\w.])(?:" + "|".join(map(re.escape, names)) + r")(?!\w)"
+        message = re.sub(pattern, lambda match: names[match[0]], self.message)
+        param = names.get(self.param, self.param) if self.param is not None else None
+        return InvalidParameter(message, param=param)
 
 
 class Unauthorized(ServiceError):

@@ -1,18 +1,18 @@
 """Validated, normalised filter objects: the one place both edges' arguments end up.
 
-The edges parse strings into Python values; the ``create`` constructors here check meaning
-(ranges, enums, known codes), normalise case, and raise InvalidParameter naming the parameter.
+The edges parse strings into Python values, and place and time into ``service.places.Location``
+and ``service.when.When``; the ``create`` constructors here check meaning (ranges, enums, known
+codes, a sort needing a point), normalise case, and raise InvalidParameter naming the parameter.
 """
 
 import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 from .errors import InvalidParameter
 from .geo import Point, normalise_state
-from .places import Location, Near, locate
+from .places import Box, Location, Near
 from .vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 from .when import When
 
@@ -185,33 +185,21 @@ class DispensaryFilters:
         *,
         state: str | Sequence[str] | None = None,
         city: str | None = None,
-        zip: str | None = None,
-        lat: str | float | None = None,
-        lng: str | float | None = None,
-        radius: float | None = None,
-        bbox: str | Sequence[float] | None = None,
         type: str | Sequence[str] | None = None,
         delivery: bool | None = None,
-        open_now: bool | None = None,
-        open_at: str | datetime | None = None,
+        where: Location | None = None,
+        when: When | None = None,
         sort: str | None = None,
-        names: dict[str, str] | None = None,
     ) -> "DispensaryFilters":
         """Validate and normalise; raise InvalidParameter naming the first bad parameter.
-        ``names``: how the edge spells parameters whose names differ (GraphQL)."""
-        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, bbox=bbox, names=names)
-        spelled = (names or {}).get
+        ``where`` and ``when``: the edge's ``service.places.locate`` and ``When.create``."""
         return cls(
             state=_states(state),
             city=_city(city),
             type=_many(type, "type", lambda v: _choice(v, DISPENSARY_TYPES, "type")),
             delivery=delivery,
             where=where,
-            when=When.create(
-                open_now=open_now,
-                open_at=open_at,
-                names=(spelled("open_now", "open_now"), spelled("open_at", "open_at")),
-            ),
+            when=when,
             sort=_sort(sort, PLACE_SORTS, where),
         )
 
@@ -232,28 +220,19 @@ class DealFilters:
         state: str | Sequence[str] | None = None,
         city: str | None = None,
         category: str | Sequence[str] | None = None,
-        zip: str | None = None,
-        lat: str | float | None = None,
-        lng: str | float | None = None,
-        radius: float | None = None,
-        open_now: bool | None = None,
-        open_at: str | datetime | None = None,
+        where: Location | None = None,
+        when: When | None = None,
         sort: str | None = None,
-        names: dict[str, str] | None = None,
     ) -> "DealFilters":
-        """Validate and normalise; raise InvalidParameter if bad."""
-        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, boxes=False, names=names)
-        spelled = (names or {}).get
+        """Validate and normalise; raise InvalidParameter if bad (a map box among them)."""
+        if isinstance(where, Box):
+            raise InvalidParameter("bbox is not taken by this list", param="bbox")
         return cls(
             state=_states(state),
             city=_city(city),
             category=_many(category, "category", lambda v: _choice(v, DEAL_CATEGORIES, "category")),
-            where=where if isinstance(where, Near) else None,  # boxes=False: never a Box
-            when=When.create(
-                open_now=open_now,
-                open_at=open_at,
-                names=(spelled("open_now", "open_now"), spelled("open_at", "open_at")),
-            ),
+            where=where,
+            when=when,
             sort=_sort(sort, DEAL_SORTS, where),
         )
 
@@ -281,16 +260,10 @@ class DoctorFilters:
         state: str | Sequence[str] | None = None,
         city: str | None = None,
         telehealth: bool | None = None,
-        zip: str | None = None,
-        lat: str | float | None = None,
-        lng: str | float | None = None,
-        radius: float | None = None,
-        bbox: str | Sequence[float] | None = None,
+        where: Location | None = None,
         sort: str | None = None,
-        names: dict[str, str] | None = None,
     ) -> "DoctorFilters":
         """Validate and normalise; raise InvalidParameter if bad."""
-        where = locate(zip=zip, lat=lat, lng=lng, radius=radius, bbox=bbox, names=names)
         return cls(
             state=_states(state),
             city=_city(city),

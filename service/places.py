@@ -1,7 +1,7 @@
 """Where a list is asked about: a point with a radius (a ZIP code or lat/lng) or a map box.
 
 Both edges hand over what the client wrote (REST strings, GraphQL numbers); this module checks
-it and names the parameter in every message. At most one location per request.
+it and names the parameter (as REST spells it) in every message. At most one location.
 """
 
 import math
@@ -68,10 +68,10 @@ Location = Near | Box
 
 
 def coordinate(value: str | float | None, param: str) -> float | None:
-    """A latitude (``param`` "lat") or longitude in WGS84 decimal degrees, or None."""
+    """A latitude (``param`` "lat") or longitude ("lng") in WGS84 decimal degrees, or None."""
     if value is None:
         return None
-    limit = 90 if param.endswith("lat") else 180
+    limit = 90 if param == "lat" else 180
     example = LAT_EXAMPLE if limit == 90 else LNG_EXAMPLE
     number: float | None = None
     if isinstance(value, str):
@@ -89,7 +89,8 @@ def coordinate(value: str | float | None, param: str) -> float | None:
     return number
 
 
-def _box(value: str | Sequence[float], param: str) -> Box:
+def _box(value: str | Sequence[float]) -> Box:
+    param = "bbox"
     message = (
         f"{param} must be four decimal numbers west,south,east,north in degrees "
         f"(e.g. {BBOX_EXAMPLE})"
@@ -122,29 +123,19 @@ def locate(
     lng: str | float | None = None,
     radius: float | None = None,
     bbox: str | Sequence[float] | None = None,
-    boxes: bool = True,
-    names: dict[str, str] | None = None,
 ) -> Location | None:
-    """The one location of a request, or None; raise InvalidParameter naming the parameter.
-
-    ``boxes``: whether this list takes ``bbox``. ``names`` maps a parameter to how the edge
-    spells it (GraphQL's ``near.lat`` for ``lat``), for the messages.
-    """
-    name = (names or {}).get
-    lat_name, lng_name = name("lat", "lat"), name("lng", "lng")
-    radius_name, bbox_name = name("radius", "radius"), name("bbox", "bbox")
+    """The one location of a request, or None; raise InvalidParameter naming the parameter
+    (an edge spelling one otherwise re-spells the error: ``InvalidParameter.spelled``)."""
     if (lat is None) != (lng is None):
-        alone, missing = (lat_name, lng_name) if lng is None else (lng_name, lat_name)
-        raise InvalidParameter(
-            f"{lat_name} and {lng_name} go together: {missing} is missing", param=alone
-        )
+        alone, missing = ("lat", "lng") if lng is None else ("lng", "lat")
+        raise InvalidParameter(f"lat and lng go together: {missing} is missing", param=alone)
     # (how the message names it, the parameter error.param names)
     given = [
         (label, param)
         for label, param, present in (
             ("zip", "zip", zip is not None),
-            (f"{lat_name}/{lng_name}", lat_name, lat is not None),
-            (bbox_name, bbox_name, bbox is not None),
+            ("lat/lng", "lat", lat is not None),
+            ("bbox", "bbox", bbox is not None),
         )
         if present
     ]
@@ -156,27 +147,21 @@ def locate(
     if radius is not None:
         if zip is None and lat is None:
             raise InvalidParameter(
-                f"{radius_name} needs zip or {lat_name}/{lng_name} (it is a distance from that "
-                "point)",
-                param=radius_name,
+                "radius needs zip or lat/lng (it is a distance from that point)", param="radius"
             )
         if not (math.isfinite(radius) and 0 < radius <= MAX_RADIUS_MILES):
             raise InvalidParameter(
-                f"{radius_name} must be a number of miles greater than 0 and at most "
-                f"{MAX_RADIUS_MILES:g}",
-                param=radius_name,
+                f"radius must be a number of miles greater than 0 and at most {MAX_RADIUS_MILES:g}",
+                param="radius",
             )
     miles = radius if radius is not None else DEFAULT_RADIUS_MILES
     if zip is not None:
         code = zip.strip()
         return Near(zip_point(code), miles, zip=code)
     if lat is not None:
-        point = Point(coordinate(lat, lat_name) or 0.0, coordinate(lng, lng_name) or 0.0)
-        return Near(point, miles)
+        return Near(Point(coordinate(lat, "lat") or 0.0, coordinate(lng, "lng") or 0.0), miles)
     if bbox is not None:
-        if not boxes:
-            raise InvalidParameter(f"{bbox_name} is not taken by this list", param=bbox_name)
-        return _box(bbox, bbox_name)
+        return _box(bbox)
     return None
 
 

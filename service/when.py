@@ -67,17 +67,15 @@ class When:
         *,
         open_now: bool | None = None,
         open_at: str | datetime | None = None,
-        names: tuple[str, str] = ("open_now", "open_at"),
     ) -> "When | None":
-        """None when the request does not ask about time."""
+        """None when the request does not ask about time; raise InvalidParameter if bad."""
         if open_now is not None and open_at is not None:
             raise InvalidParameter(
-                f"{names[0]} and {names[1]} cannot be combined: ask about one instant",
-                param=names[1],
+                "open_now and open_at cannot be combined: ask about one instant", param="open_at"
             )
         if open_now is None and open_at is None:
             return None
-        return cls(open_now, instant(open_at, names[1]) if open_at is not None else None)
+        return cls(open_now, instant(open_at) if open_at is not None else None)
 
     @property
     def only_open(self) -> bool:

@@ -34,6 +34,7 @@ from service.filters import (
     StrainFilters,
 )
 from service.paging import PageRequest
+from tests.filters import dispensary_filters
 
 PAGE = PageRequest(limit=100)
 
@@ -65,7 +66,7 @@ def _bodies(session: Session, today: date) -> dict[str, tuple[type[Schema], Any]
             page_envelope(DispensaryHitSchema, "P3"),
             ok_page(
                 dispensary_lists.list_dispensaries(
-                    session, DispensaryFilters.create(zip="80202", radius=500.0), PAGE
+                    session, dispensary_filters(zip="80202", radius=500.0), PAGE
                 )
             ),
         ),
@@ -123,7 +124,7 @@ def test_the_compiled_dump_equals_marshmallows(
 def test_absent_when_none_fields_are_left_out_not_null(session: Session) -> None:
     plain = dispensary_lists.list_dispensaries(session, DispensaryFilters(), PageRequest(limit=3))
     near = dispensary_lists.list_dispensaries(
-        session, DispensaryFilters.create(zip="80202", radius=500.0), PageRequest(limit=3)
+        session, dispensary_filters(zip="80202", radius=500.0), PageRequest(limit=3)
     )
     schema = DispensaryHitSchema()
     assert all("distance" not in item for item in schema.dump(plain.items, many=True))

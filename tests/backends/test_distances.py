@@ -14,9 +14,9 @@ from sqlalchemy import select
 from models import Dispensary
 from models.db import ensure_math_functions, make_engine, make_session_factory
 from service.dispensary_lists import list_dispensaries
-from service.filters import DispensaryFilters
 from service.geo import miles_from, miles_sql, origin_terms, zip_point
 from service.paging import PageRequest
+from tests.filters import dispensary_filters
 
 ORIGINS = ["94110", "10001", "99501", "96701", "33139", "00901"]  # SF, NYC, Alaska, Hawaii, FL, PR
 
@@ -50,7 +50,7 @@ def test_python_math_functions_stand_in_for_an_sqlite_built_without_them() -> No
 def test_zip_pages_are_the_same_with_python_math_functions(backend) -> None:
     if backend.name != "sqlite":
         pytest.skip("SQLite only: PostgreSQL always has its own math functions")
-    filters = DispensaryFilters.create(zip="94110", radius=500.0)
+    filters = dispensary_filters(zip="94110", radius=500.0)
     window = PageRequest.build(100)
     with backend.sessions() as session:
         native = list_dispensaries(session, filters, window)

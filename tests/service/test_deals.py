@@ -17,6 +17,7 @@ from service.deals import DealRow, list_deals
 from service.errors import InvalidParameter
 from service.filters import DealFilters
 from service.paging import PageRequest
+from tests.filters import deal_filters
 from tests.service.pages import walk
 
 CATEGORIES = ["flower", "edibles", "concentrates", "vapes", "pre-rolls", "topicals", "tinctures"]
@@ -40,7 +41,7 @@ def _ids(rows: list[DealRow]) -> list[str]:
 
 
 def _all(db: Connection, today: date, **filters: Any) -> list[DealRow]:
-    chosen = DealFilters.create(**filters)
+    chosen = deal_filters(**filters)
     return walk(lambda page: list_deals(db, chosen, page, today=today))
 
 
@@ -261,5 +262,5 @@ def test_bad_filters_raise_invalid_parameter_naming_it(
     values: dict, param: str, message: str
 ) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        DealFilters.create(**values)
+        deal_filters(**values)
     assert (raised.value.param, raised.value.message, raised.value.code) == (param, message, 400)

@@ -26,6 +26,7 @@ from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from service.places import Near
 from tests.distances import EARTH_RADIUS_MILES, haversine_miles
+from tests.filters import dispensary_filters
 from tests.service.pages import walk, window
 
 # Python and the database compute distances with different roundings at the last bits: an
@@ -67,7 +68,7 @@ def _ids(rows: list[DispensaryRow]) -> list[str]:
 
 
 def _all(db: Connection, **filters: Any) -> list[DispensaryRow]:
-    chosen = DispensaryFilters.create(**filters)
+    chosen = dispensary_filters(**filters)
     return walk(lambda page: list_dispensaries(db, chosen, page))
 
 
@@ -290,7 +291,7 @@ def test_the_radius_bounds_the_zip_search(
 def test_a_zip_search_combines_with_the_other_filters(
     db: Connection, dataset: Dataset, filters: dict
 ) -> None:
-    normalised = DispensaryFilters.create(**filters)
+    normalised = dispensary_filters(**filters)
     # One value each: the filters hold them as one-value tuples ("any of").
     chosen = {
         name: value[0] if isinstance(value := getattr(normalised, name), tuple) else value
@@ -345,7 +346,7 @@ def test_a_dispensary_just_inside_the_radius_at_the_circles_widest_longitude_is_
         )
     )
     session.flush()
-    chosen = DispensaryFilters.create(zip=code, radius=radius)
+    chosen = dispensary_filters(zip=code, radius=radius)
     found = walk(lambda page: list_dispensaries(session.connection(), chosen, page))
     assert "disp_990001" in {row.public_id for row in found}
 
@@ -354,7 +355,7 @@ def test_a_zip_with_nothing_within_the_radius_gives_an_empty_page(
     db: Connection, dataset: Dataset
 ) -> None:
     assert not _nearby(dataset, "59901", 5.0)
-    filters = DispensaryFilters.create(zip="59901", radius=5.0)
+    filters = dispensary_filters(zip="59901", radius=5.0)
     page = list_dispensaries(db, filters, PageRequest.build())
     assert (page.items, page.total) == ([], 0)
 
@@ -401,18 +402,18 @@ def test_bad_filters_raise_invalid_parameter_naming_it(
     values: dict, param: str, message: str
 ) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        DispensaryFilters.create(**values)
+        dispensary_filters(**values)
     assert (raised.value.param, raised.value.message, raised.value.code) == (param, message, 400)
 
 
 def test_a_radius_of_exactly_500_miles_and_a_padded_zip_are_accepted() -> None:
-    filters = DispensaryFilters.create(zip=" 20001 ", radius=500.0)
+    filters = dispensary_filters(zip=" 20001 ", radius=500.0)
     assert isinstance(filters.where, Near)
     assert (filters.where.zip, filters.radius) == ("20001", 500.0)
 
 
 def test_the_radius_defaults_to_50_miles_only_with_a_zip() -> None:
-    assert DispensaryFilters.create(zip="20001").radius == 50.0
+    assert dispensary_filters(zip="20001").radius == 50.0
     assert DispensaryFilters.create().radius is None
 
 
@@ -421,7 +422,7 @@ def test_every_window_of_a_zip_search_holds_its_slice_and_the_full_total(
     db: Connection, dataset: Dataset, limit: int, offset: int
 ) -> None:
     expected = list(_nearby(dataset, "20001", 500.0))
-    filters = DispensaryFilters.create(zip="20001", radius=500.0)
+    filters = dispensary_filters(zip="20001", radius=500.0)
     page = list_dispensaries(db, filters, PageRequest.build(limit, offset))
     assert _ids(page.items) == window(expected, limit, offset)
     assert page.total == len(expected)

@@ -15,6 +15,7 @@ from service.doctors import DoctorRow, list_doctors
 from service.errors import InvalidParameter
 from service.filters import DoctorFilters
 from service.paging import PageRequest
+from tests.filters import doctor_filters
 from tests.service.pages import walk
 
 
@@ -35,7 +36,7 @@ def _ids(rows: list[DoctorRow]) -> list[str]:
 
 
 def _all(db: Connection, **filters: Any) -> list[DoctorRow]:
-    chosen = DoctorFilters.create(**filters)
+    chosen = doctor_filters(**filters)
     return walk(lambda page: list_doctors(db, chosen, page), size=50)
 
 
@@ -149,5 +150,5 @@ def test_bad_filters_raise_invalid_parameter_naming_it(
     values: dict, param: str, message: str
 ) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        DoctorFilters.create(**values)
+        doctor_filters(**values)
     assert (raised.value.param, raised.value.message, raised.value.code) == (param, message, 400)

@@ -26,10 +26,11 @@ from service import open_sql
 from service.deals import DealRow, list_deals
 from service.dispensary_lists import list_dispensaries
 from service.dispensary_rows import DispensaryRow
-from service.filters import DealFilters, DispensaryFilters
+from service.filters import DispensaryFilters
 from service.paging import Page, PageRequest
 from tests.conftest import postgres_scratch
 from tests.distances import cosine_law_miles
+from tests.filters import deal_filters, dispensary_filters
 from tests.opening import DAYS, is_open_at, next_change_at
 from tests.service.pages import walk
 
@@ -113,7 +114,7 @@ def test_near_a_change_of_offset_the_condition_maps_each_span_end_on_its_own(
 def test_open_dispensaries_by_name_are_those_open_then(
     db: Connection, dataset: Dataset, at: datetime
 ) -> None:
-    filters = DispensaryFilters.create(open_at=at)
+    filters = dispensary_filters(open_at=at)
     items = walk(lambda page: list_dispensaries(db, filters, page))
     expected = _by_name(_open_shops(dataset.dispensaries, at))
     assert [row.public_id for row in items] == expected
@@ -125,7 +126,7 @@ def test_open_dispensaries_by_name_are_those_open_then(
 def test_open_dispensaries_in_a_state_and_around_a_point_are_those_open_then(
     db: Connection, dataset: Dataset, at: datetime
 ) -> None:
-    in_state = DispensaryFilters.create(open_at=at, state="CA,CO")
+    in_state = dispensary_filters(open_at=at, state="CA,CO")
     items = walk(lambda page: list_dispensaries(db, in_state, page))
     expected = {
         s["public_id"] for s in _open_shops(dataset.dispensaries, at) if s["state"] in ("CA", "CO")
@@ -133,7 +134,7 @@ def test_open_dispensaries_in_a_state_and_around_a_point_are_those_open_then(
     assert {row.public_id for row in items} == expected
     assert len(items) == len(expected)  # walk checks every page's total against it
     lat, lng, radius = POINT
-    near = DispensaryFilters.create(open_at=at, lat=lat, lng=lng, radius=radius)
+    near = dispensary_filters(open_at=at, lat=lat, lng=lng, radius=radius)
     items = walk(lambda page: list_dispensaries(db, near, page))
     distances = {
         s["public_id"]: cosine_law_miles(lat, lng, s["lat"], s["lng"])
@@ -158,7 +159,7 @@ def _expected_deals(
 def test_deals_of_open_dispensaries_are_those_open_then(
     db: Connection, dataset: Dataset, reference_day: date, at: datetime
 ) -> None:
-    filters = DealFilters.create(open_at=at)
+    filters = deal_filters(open_at=at)
     items = walk(lambda page: list_deals(db, filters, page, today=reference_day))
     expected = _expected_deals(dataset, dataset.dispensaries, at, lambda shop: True)
     assert [row.public_id for row in items] == expected
@@ -208,12 +209,12 @@ def test_near_a_change_a_list_tests_hours_in_python_for_its_page_rows_only(
     assert open_count > 10  # enough rows that testing each one would show
     del statements[:]
     for sort in ("name", "-rating"):
-        filters = DispensaryFilters.create(open_at=instant, sort=sort)
+        filters = dispensary_filters(open_at=instant, sort=sort)
         page = list_dispensaries(db, filters, PageRequest.build(3, 2))
         assert (len(page.items), page.total) == (3, open_count)
     deals = list_deals(
         db,
-        DealFilters.create(open_at=instant),
+        deal_filters(open_at=instant),
         PageRequest.build(3, 0),
         today=dataset.reference_day,
     )
@@ -357,7 +358,7 @@ def test_across_a_change_open_dispensaries_by_name_are_those_open_then(
 ) -> None:
     db, shops = through
     assert _key(db, at).weeks
-    items = walk(partial(list_dispensaries, db, DispensaryFilters.create(open_at=at)))
+    items = walk(partial(list_dispensaries, db, dispensary_filters(open_at=at)))
     assert [row.public_id for row in items] == _by_name(_open_shops(shops, at))
     _assert_open_until_the_next_change(items, shops, at)
 
@@ -380,7 +381,7 @@ def test_across_a_change_open_dispensaries_by_place_rating_and_distance_are_thos
     opened = _open_shops(shops, at)
 
     def listed(**filters: Any) -> list[DispensaryRow]:
-        rows = walk(partial(list_dispensaries, db, DispensaryFilters.create(open_at=at, **filters)))
+        rows = walk(partial(list_dispensaries, db, dispensary_filters(open_at=at, **filters)))
         _assert_open_until_the_next_change(rows, shops, at)
         return rows
 
@@ -407,7 +408,7 @@ def test_across_a_change_deals_of_open_dispensaries_are_those_open_then(
     today = dataset.reference_day
 
     def listed(**filters: Any) -> list[DealRow]:
-        return walk(partial(list_deals, db, DealFilters.create(open_at=at, **filters), today=today))
+        return walk(partial(list_deals, db, deal_filters(open_at=at, **filters), today=today))
 
     everywhere = _expected_deals(dataset, shops, at, lambda shop: True)
     assert [row.public_id for row in listed()] == everywhere
@@ -428,7 +429,7 @@ def test_across_odder_changes_elsewhere_open_dispensaries_are_those_open_then(
 ) -> None:
     db, shops = through
     assert _key(db, at).weeks
-    items = walk(partial(list_dispensaries, db, DispensaryFilters.create(open_at=at)))
+    items = walk(partial(list_dispensaries, db, dispensary_filters(open_at=at)))
     assert [row.public_id for row in items] == _by_name(_open_shops(shops, at))
     _assert_open_until_the_next_change(items, shops, at)
 
@@ -479,10 +480,10 @@ def test_a_span_of_the_next_week_begun_in_an_hour_repeated_across_monday_is_open
         load_dataset(engine, replace(dataset, dispensaries=shops))
         with engine.connect() as conn:
             for at in _across(change, 2, 10):
-                items = walk(partial(list_dispensaries, conn, DispensaryFilters.create(open_at=at)))
+                items = walk(partial(list_dispensaries, conn, dispensary_filters(open_at=at)))
                 assert [row.public_id for row in items] == _by_name(_open_shops(shops, at)), at
                 _assert_open_until_the_next_change(items, shops, at)
-            items = walk(partial(list_dispensaries, conn, DispensaryFilters.create(open_at=second)))
+            items = walk(partial(list_dispensaries, conn, dispensary_filters(open_at=second)))
             assert shops[0]["public_id"] in {row.public_id for row in items}  # Monday's, begun
     finally:
         engine.dispose()
@@ -509,7 +510,7 @@ def test_a_sunday_opening_past_midnight_is_open_early_on_monday_in_sql(
             for local, wanted in (("01:59", True), ("02:00", False), ("17:59", False)):
                 at = datetime.fromisoformat(f"2026-12-07T{local}:00-08:00")  # a Monday
                 assert _key(conn, at).weeks == ()
-                filters = DispensaryFilters.create(open_at=at)
+                filters = dispensary_filters(open_at=at)
                 items = walk(partial(list_dispensaries, conn, filters))
                 opened = {row.public_id for row in items}
                 assert (late["public_id"] in opened) is wanted, local
@@ -526,7 +527,7 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_once_the_zones_are_stale(
     answer finds them older than RECHECK_AFTER_S and rereads them."""
     engine = make_engine(f"sqlite:///{tmp_path / 'zones.db'}")
     at = datetime(2026, 12, 4, 1, 0, tzinfo=UTC)
-    filters = DispensaryFilters.create(open_at=at)
+    filters = dispensary_filters(open_at=at)
     shops = [dict(shop) for shop in dataset.dispensaries]
     moved = shops[0]
     moved.update(hours=dict.fromkeys(DAYS, "0:00-24:00"), timezone="America/Halifax")
@@ -543,9 +544,7 @@ def test_a_load_that_brings_a_new_zone_is_answered_for_once_the_zones_are_stale(
             monkeypatch.setattr(open_sql, "RECHECK_AFTER_S", 0.0)
             after = walk(partial(list_dispensaries, conn, filters))
             deals = walk(
-                partial(
-                    list_deals, conn, DealFilters.create(open_at=at), today=dataset.reference_day
-                )
+                partial(list_deals, conn, deal_filters(open_at=at), today=dataset.reference_day)
             )
         assert moved["public_id"] in {row.public_id for row in after}
         expected = {s["public_id"] for s in shops if is_open_at(s["hours"], s["timezone"], at)}
@@ -573,9 +572,9 @@ def test_with_no_zones_listed_open_at_answers_an_empty_page(
             conn.execute(DispensaryTimeZone.__table__.delete())
         with engine.connect() as conn:
             assert _key(conn, at) == open_sql.OpenKey(())
-            page = list_dispensaries(conn, DispensaryFilters.create(open_at=at), PageRequest())
+            page = list_dispensaries(conn, dispensary_filters(open_at=at), PageRequest())
             deals = list_deals(
-                conn, DealFilters.create(open_at=at), PageRequest(), today=dataset.reference_day
+                conn, deal_filters(open_at=at), PageRequest(), today=dataset.reference_day
             )
             everyone = list_dispensaries(conn, DispensaryFilters.create(), PageRequest())
         assert (page.items, page.total, deals.items, deals.total) == ([], 0, [], 0)

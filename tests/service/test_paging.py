@@ -32,6 +32,7 @@ from service.paging import Page, PageRequest
 from service.search import search
 from service.strains import list_strains
 from tests.distances import haversine_miles
+from tests.filters import dispensary_filters
 
 MAX_OFFSET = 1_000_000
 
@@ -133,7 +134,7 @@ OPERATIONS = [
         Operation(
             bounds.DISPENSARIES,
             lambda db, page, today: list_dispensaries(
-                db, DispensaryFilters.create(zip="20001", radius=500.0), page
+                db, dispensary_filters(zip="20001", radius=500.0), page
             ),
             _near_20001,
             lambda row: row.public_id,

@@ -9,6 +9,7 @@ from service.filters import MAX_VALUES, DealFilters, DispensaryFilters, StrainFi
 from service.geo import zip_point
 from service.places import Box, Near, coordinate, locate
 from service.when import When
+from tests.filters import deal_filters, dispensary_filters
 
 
 def _refused(param: str, **kwargs: object) -> str:
@@ -99,15 +100,24 @@ def test_a_bad_bbox_is_refused_naming_bbox(value: str, says: str) -> None:
 
 def test_deals_take_no_bbox() -> None:
     with pytest.raises(InvalidParameter) as raised:
-        locate(bbox="-1,-1,1,1", boxes=False)
+        DealFilters.create(where=locate(bbox="-1,-1,1,1"))
     assert raised.value.param == "bbox"
+    assert raised.value.message == "bbox is not taken by this list"
 
 
-def test_names_let_an_edge_spell_the_parameters() -> None:
+def test_an_edge_respells_the_parameters_an_error_names() -> None:
     with pytest.raises(InvalidParameter) as raised:
-        locate(lat=91, lng=0, names={"lat": "near.lat", "lng": "near.lng"})
-    assert raised.value.param == "near.lat"
-    assert raised.value.message.startswith("near.lat must be")
+        locate(lat=91, lng=0)
+    spelled = raised.value.spelled({"lat": "near.lat", "lng": "near.lng"})
+    assert spelled.param == "near.lat"
+    assert spelled.message == "near.lat must be a decimal number from -90 to 90 (e.g. 37.7749)"
+
+
+def test_respelling_replaces_whole_unqualified_names_only() -> None:
+    error = InvalidParameter("radius of lat/lng (latitude, radiuses, near.radius)", param="zip")
+    spelled = error.spelled({"radius": "near.radius", "lat": "near.lat", "zip": "postcode"})
+    assert spelled.message == "near.radius of near.lat/lng (latitude, radiuses, near.radius)"
+    assert spelled.param == "postcode"
 
 
 @pytest.mark.parametrize(
@@ -172,10 +182,10 @@ def test_an_instant_keeps_its_own_offset() -> None:
 
 def test_sort_defaults_to_distance_around_a_point_and_name_otherwise() -> None:
     assert DispensaryFilters.create().sort == "name"
-    assert DispensaryFilters.create(lat="1", lng="1").sort == "distance"
-    assert DispensaryFilters.create(bbox="-1,-1,1,1").sort == "name"
+    assert dispensary_filters(lat="1", lng="1").sort == "distance"
+    assert dispensary_filters(bbox="-1,-1,1,1").sort == "name"
     assert DealFilters.create().sort == "expires"
-    assert DealFilters.create(zip="94110").sort == "distance"
+    assert deal_filters(zip="94110").sort == "distance"
     assert DispensaryFilters.create(sort=" -Rating ").sort == "-rating"
 
 
@@ -186,7 +196,7 @@ def test_sort_by_distance_needs_a_point() -> None:
         assert raised.value.param == "sort"
         assert "needs a point" in raised.value.message
     with pytest.raises(InvalidParameter):
-        DispensaryFilters.create(bbox="-1,-1,1,1", sort="distance")
+        dispensary_filters(bbox="-1,-1,1,1", sort="distance")
     with pytest.raises(InvalidParameter) as raised:
         DealFilters.create(sort="rating")
     assert "expires, distance" in raised.value.message
@@ -213,6 +223,6 @@ def test_a_bad_value_among_several_is_refused_naming_the_filter(
     kwargs: dict, param: str, says: str
 ) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        DispensaryFilters.create(**kwargs)
+        dispensary_filters(**kwargs)
     assert raised.value.param == param
     assert says in raised.value.message

@@ -15,6 +15,7 @@ from service.filters import DispensaryFilters
 from service.paging import PageRequest
 from service.stockist_lists import stockists_by_strain
 from tests.conftest import recorded_statements
+from tests.filters import dispensary_filters
 
 NOON = datetime(2026, 12, 4, 19, 0, tzinfo=UTC)
 FILTERS: list[dict[str, Any]] = [
@@ -54,7 +55,7 @@ def strain_ids(db: Connection) -> list[int]:
 def test_each_strains_page_is_its_own_list_page(
     db: Connection, strain_ids: list[int], given: dict[str, Any], window: PageRequest
 ) -> None:
-    filters = DispensaryFilters.create(**given)
+    filters = dispensary_filters(**given)
     clock = lambda: NOON  # noqa: E731
     found = stockists_by_strain(db, strain_ids, filters, window, now=clock)
     assert list(found) == strain_ids
@@ -66,13 +67,13 @@ def test_each_strains_page_is_its_own_list_page(
 def test_the_pages_are_not_all_empty(db: Connection, strain_ids: list[int]) -> None:
     # The comparisons above mean something only if stockists are found under the filters.
     for given in FILTERS:
-        filters = DispensaryFilters.create(**given)
+        filters = dispensary_filters(**given)
         found = stockists_by_strain(db, strain_ids, filters, WINDOWS[2], now=lambda: NOON)
         assert sum(len(rows) for rows in found.values()) > 0, given
 
 
 def test_one_statement_answers_every_strain(db: Connection, strain_ids: list[int]) -> None:
-    filters = DispensaryFilters.create(lat=40.4406, lng=-79.9959, radius=500, sort="-rating")
+    filters = dispensary_filters(lat=40.4406, lng=-79.9959, radius=500, sort="-rating")
     with recorded_statements(db) as seen:
         stockists_by_strain(db, strain_ids, filters, WINDOWS[0])
     assert len(seen) == 1

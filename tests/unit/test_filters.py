@@ -12,6 +12,7 @@ from service.filters import (
 )
 from service.geo import EARTH_RADIUS_MILES, Point, bounding_box, haversine_miles
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
+from tests.filters import dispensary_filters
 
 
 # Each filter with a closed vocabulary: how to build it from one value, and what it keeps.
@@ -81,7 +82,7 @@ def test_unknown_state_codes_are_rejected(state: str) -> None:
 
 
 def test_zip_resolves_to_coordinates_with_default_radius() -> None:
-    f = DispensaryFilters.create(zip="94110")
+    f = dispensary_filters(zip="94110")
     assert f.radius == 50.0
     assert f.origin is not None
     assert (round(f.origin.lat, 2), round(f.origin.lng, 2)) == (37.75, -122.42)
@@ -102,7 +103,7 @@ def test_zip_resolves_to_coordinates_with_default_radius() -> None:
 )
 def test_bad_dispensary_filters_name_their_parameter(values: dict, param: str) -> None:
     with pytest.raises(InvalidParameter) as info:
-        DispensaryFilters.create(**values)
+        dispensary_filters(**values)
     assert info.value.param == param
 
 

@@ -1,0 +1,62 @@
+"""Query.strains: strains by type, effect, flavor, THC and CBD range."""
+
+from strawberry import Info
+
+from service import bounds, strains
+from service.filters import StrainFilters
+from service.paging import PageRequest
+
+from .arguments import (
+    CbdMax,
+    CbdMin,
+    Effect,
+    Effects,
+    Flavor,
+    Flavors,
+    Offset,
+    StrainsLimit,
+    StrainTypeFilter,
+    StrainTypes,
+    ThcMax,
+    ThcMin,
+)
+from .context import Context
+from .plurals import AnyOf, enum_values
+from .strain_type import Strain
+from .types import Page
+
+
+def strains_page(
+    info: Info[Context, None],
+    type: StrainTypeFilter = None,
+    types: StrainTypes = None,
+    effect: Effect = None,
+    effects: Effects = None,
+    flavor: Flavor = None,
+    flavors: Flavors = None,
+    thc_min: ThcMin = None,
+    thc_max: ThcMax = None,
+    cbd_min: CbdMin = None,
+    cbd_max: CbdMax = None,
+    limit: StrainsLimit = bounds.STRAINS.default,
+    offset: Offset = 0,
+) -> Page[Strain] | None:
+    """Query.strains."""
+    any_of = AnyOf()
+    type_or_types = any_of.pick("type", type, "types", types)
+    effect_or_effects = any_of.pick("effect", effect, "effects", effects)
+    flavor_or_flavors = any_of.pick("flavor", flavor, "flavors", flavors)
+    with any_of.naming():
+        filters = StrainFilters.create(
+            type=enum_values(type_or_types),
+            effect=effect_or_effects,
+            flavor=flavor_or_flavors,
+            thc_min=thc_min,
+            thc_max=thc_max,
+            cbd_min=cbd_min,
+            cbd_max=cbd_max,
+        )
+    page = strains.list_strains(
+        info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)
+    )
+    return Page.of(page, [Strain.from_model(s, info) for s in page.items])
