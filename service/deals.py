@@ -127,6 +127,22 @@ def _near_listing(
     return ranked_listing(found, within, lambda columns: _order(columns, sort), listed)
 
 
+class _Shape(NamedTuple):
+    """What a list statement depends on besides its bind parameters."""
+
+    compared: tuple[str, ...]
+    near: bool  # around a point (DealFilters.where, never a box)
+    sort: str
+    opened: open_sql.OpenCondition | None = None  # only deals whose dispensary is open
+
+
+def _plan(shape: _Shape) -> Listing:
+    """The statements of ``shape`` (built once per shape)."""
+    if shape.near:
+        return _near_listing(shape.compared, shape.sort, shape.opened)
+    return _listing(shape.compared, shape.opened)
+
+
 def list_deals(
     db: Reader, filters: DealFilters, page: PageRequest, *, today: date, now: Clock = current_minute
 ) -> Page[DealRow]:
@@ -145,22 +161,6 @@ def list_deals(
     else:
         found = fetch_rows(db, _plan(shape), params, page)
     return Page([_deal_row(row) for row in found.items], found.total, found.limit, found.offset)
-
-
-class _Shape(NamedTuple):
-    """What a list statement depends on besides its bind parameters."""
-
-    compared: tuple[str, ...]
-    near: bool  # around a point (DealFilters.where, never a box)
-    sort: str
-    opened: open_sql.OpenCondition | None = None  # only deals whose dispensary is open
-
-
-def _plan(shape: _Shape) -> Listing:
-    """The statements of ``shape`` (built once per shape)."""
-    if shape.near:
-        return _near_listing(shape.compared, shape.sort, shape.opened)
-    return _listing(shape.compared, shape.opened)
 
 
 # A deal statement's row read by the names of LISTED's columns, in DealRow's field order.

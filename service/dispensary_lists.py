@@ -146,16 +146,14 @@ def _ranked(shape: _Shape, located: list[Any], distance: Any = None) -> Listing:
     """One page of the narrow candidate rows (id, name key, rating, and ``distance`` around a
     point), every filter applied, in the list's order, each with the count of all of them;
     only the page's rows are then joined for the listed columns."""
-    columns: list[Any] = [Dispensary.id, Dispensary.sort_key, Dispensary.rating]
+    near = distance is not None
+    columns = [Dispensary.id, Dispensary.sort_key, Dispensary.rating, *([distance] if near else [])]
     where = [*compared_conditions(shape.compared), *located]
-    if distance is not None:
-        columns.append(distance)
     if shape.stocking:
-        where.append(_stocking(near=distance is not None))
+        where.append(_stocking(near=near))
     if shape.opened is not None:
         where.append(shape.opened.where)
     candidates = select(*columns).where(*where).subquery("candidates")
-    near = distance is not None
     within = [candidates.c.distance <= bindparam("radius", type_=Float)] if near else []
 
     def listed(ranked: Subquery) -> AnySelect:

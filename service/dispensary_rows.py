@@ -3,7 +3,7 @@ object), with a distance and whether it is open when the request asked; and the 
 rows by primary key or public id."""
 
 from collections.abc import Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import lru_cache
 from operator import itemgetter
@@ -38,10 +38,12 @@ LISTED = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DispensaryRow:
     """A dispensary in a list: the LISTED columns; ``distance`` (miles from the point, one
-    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time."""
+    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time
+    (filled in by :func:`with_opening`). Read-only once a service function returns it; not
+    frozen, since a frozen dataclass is several times slower to build, and lists build many."""
 
     id: int
     public_id: str
@@ -71,7 +73,7 @@ class DispensaryRow:
         return self.next_change.isoformat() if self.next_change is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StockedRow(DispensaryRow):
     """A dispensary whose menu has a strain, with that menu item's price (USD) and unit."""
 
@@ -93,14 +95,13 @@ def listed_row(row: AnyRow) -> DispensaryRow:
 
 
 def with_opening(found: list[DispensaryRow], at: datetime | None) -> list[DispensaryRow]:
-    """The rows with whether each is open at ``at`` and until when (unchanged without ``at``)."""
-    if at is None:
-        return found
-    opened = []
-    for row in found:
-        state = open_state(row.hours, row.timezone, at)
-        opened.append(replace(row, is_open=state.is_open, next_change=state.next_change))
-    return opened
+    """``found``, each row told whether it is open at ``at`` and until when (without ``at``,
+    left as it is): rows the caller has just built."""
+    if at is not None:
+        for row in found:
+            state = open_state(row.hours, row.timezone, at)
+            row.is_open, row.next_change = state.is_open, state.next_change
+    return found
 
 
 @lru_cache(maxsize=1)
