@@ -173,9 +173,8 @@ def list_dispensaries(
     strain_id: int | None = None,
 ) -> Page[DispensaryRow]:
     """One page of dispensaries: by name unless ``filters.sort`` says otherwise (nearest first
-    around a point by default). ``now`` gives the request's instant; it is only called for
-    ``open_now``. With ``strain_id``: only those whose menu has that strain, each with the
-    menu item's price and unit (StockedRow)."""
+    around a point by default); ``now`` is called only for ``open_now``. With ``strain_id``:
+    only those whose menu has that strain, with the menu item's price and unit (StockedRow)."""
     compared = compared_filters(filters)
     params = compared_bindings(compared)
     where = filters.where
