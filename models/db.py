@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 import orjson
-from sqlalchemy import Connection, Engine, Select, create_engine, event, exc
+from sqlalchemy import Connection, Engine, Row, Select, create_engine, event, exc
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import ConnectionPoolEntry, PoolProxiedConnection, StaticPool
@@ -19,6 +19,8 @@ from .search.trigrams import SIMILARITY_THRESHOLD
 Reader = Session | Connection
 # A SELECT of any columns (SQLAlchemy types a Select by the types of its columns).
 AnySelect: TypeAlias = Select[*tuple[Any, ...]]
+# A row of such a statement.
+AnyRow: TypeAlias = Row[*tuple[Any, ...]]
 
 # A pooled PostgreSQL connection idle for longer than this is pinged before it is handed out.
 PING_AFTER_IDLE_S = 1.0
@@ -30,6 +32,38 @@ PREPARED_MAX = 500
 # Python's sqlite3 keeps the 128 statements it compiled last per connection (its default); the
 # same few hundred statements would keep falling out and being compiled again.
 SQLITE_CACHED_STATEMENTS = PREPARED_MAX
+
+
+# The execution option under which each engine carries its ZoneCache (make_engine).
+ZONES_OPTION = "cds_zone_cache"
+
+
+class ZoneCache:
+    """The time zones a database's dispensaries are in, as service.open_sql last read them,
+    and when: one per engine, made with it by :func:`make_engine`."""
+
+    __slots__ = ("_read",)
+
+    def __init__(self) -> None:
+        self._read: tuple[tuple[str, ...], float] | None = None
+
+    def zones(self) -> tuple[str, ...] | None:
+        """The zones kept, or None when none were."""
+        return self._read[0] if self._read is not None else None
+
+    def keep(self, zones: tuple[str, ...]) -> None:
+        """Keep ``zones``, read just now."""
+        self._read = (zones, time.monotonic())
+
+    def read_within(self, seconds: float) -> bool:
+        """Whether the zones kept were read less than ``seconds`` ago."""
+        return self._read is not None and time.monotonic() - self._read[1] < seconds
+
+
+def zone_cache(db: Reader) -> ZoneCache:
+    """The zone cache of the engine ``db`` (a session or a connection) works on."""
+    cache: ZoneCache = engine_of(db).get_execution_options()[ZONES_OPTION]
+    return cache
 
 
 def engine_of(db: Reader) -> Engine:
@@ -62,6 +96,7 @@ def make_engine(
     ``autocommit`` (PostgreSQL only) every connection of the pool runs each statement in a
     transaction of its own, and nothing is rolled back when it returns to the pool. With
     ``accel`` PostgreSQL connections use models.accel's cursor; without, psycopg's own.
+    Each engine carries a :class:`ZoneCache` of its own (:func:`zone_cache`).
     """
     if url.startswith("sqlite"):
         in_memory = url in ("sqlite://", "sqlite:///:memory:")
@@ -69,7 +104,13 @@ def make_engine(
         kwargs: dict[str, Any] = {"connect_args": sqlite_args}
         if in_memory:
             kwargs["poolclass"] = StaticPool
-        engine = create_engine(url, echo=echo, json_deserializer=orjson.loads, **kwargs)
+        engine = create_engine(
+            url,
+            echo=echo,
+            json_deserializer=orjson.loads,
+            execution_options={ZONES_OPTION: ZoneCache()},
+            **kwargs,
+        )
         event.listen(engine, "connect", _sqlite_pragmas(wal=not in_memory))
         return engine
     connect_args: dict[str, Any] = {
@@ -94,6 +135,7 @@ def make_engine(
         pool_timeout=connect_timeout_s,
         connect_args=connect_args,
         json_deserializer=orjson.loads,
+        execution_options={ZONES_OPTION: ZoneCache()},
         **transactions,
     )
     _ping_when_idle(engine, ping_after_idle_s)

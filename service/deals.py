@@ -1,15 +1,15 @@
 """Deal queries: active deals only, filtered by their dispensary's place and by category."""
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from datetime import date, datetime
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from sqlalchemy import Date, Float, Integer, Subquery, bindparam, func, select
 
 from models import Deal, Dispensary
-from models.db import AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader
 from models.expressions import sorted_per_row
 
 from . import open_sql
@@ -23,7 +23,7 @@ from .paging import (
     PageRequest,
     compared_params,
     compared_where,
-    fetch_page,
+    fetch_rows,
     ranked_listing,
     rows,
     rows_by_public_ids,
@@ -73,17 +73,16 @@ def _where(compared: tuple[str, ...]) -> list[Any]:
     ]
 
 
-@lru_cache(maxsize=64)  # 8 sets of filters, each with no open key or one of a few
-def _listing(compared: tuple[str, ...], open_key: open_sql.OpenKey | None = None) -> Listing:
+@lru_cache(maxsize=64)  # 8 sets of filters, each with no open condition or one of a few
+def _listing(compared: tuple[str, ...], opened: open_sql.OpenCondition | None = None) -> Listing:
     # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
     # the dispensaries' indexes and sorted, where walking the expiry index would read every
     # active deal to find a small state's. Otherwise the expiry index gives the order (with
-    # ``open_key`` each deal's dispensary is tested on the way: service.open_sql).
+    # ``opened`` each deal's dispensary is tested on the way: service.open_sql).
     placed = "state" in compared or "city" in compared
     expires = sorted_per_row(Deal.expires) if placed else Deal.expires
-    if open_key is not None:
-        where = [*_where(compared), open_sql.open_where(open_key)]
-        return Listing.of(LISTED, where, (expires, Deal.id))
+    if opened is not None:
+        return Listing.of(LISTED, [*_where(compared), opened.where], (expires, Deal.id))
     return Listing.of(LISTED, _where(compared), (expires, Deal.id), count=_deals_count(compared))
 
 
@@ -98,25 +97,6 @@ def _deals_count(compared: tuple[str, ...]) -> AnySelect | None:
     return select(func.count()).select_from(Deal).where(*where)
 
 
-@lru_cache(maxsize=64)
-def _candidates(
-    compared: tuple[str, ...], near: bool, open_key: open_sql.OpenKey | None = None
-) -> Any:
-    """The narrow rows a list chooses from, every filter applied (with ``open_key``, the clock
-    too: service.open_sql): a point narrows the dispensaries by its bounding box (the (lat, lng)
-    index) and the exact distance decides."""
-    columns: list[Any] = [Deal.id, Deal.expires]
-    where = _where(compared)
-    if open_key is not None:
-        where.append(open_sql.open_where(open_key))
-    if near:
-        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
-        where.append(near_where(Dispensary.lat, Dispensary.lng))
-    found = select(*columns).where(*where).subquery("candidates")
-    within = [found.c.distance <= bindparam("radius", type_=Float)] if near else []
-    return found, within
-
-
 def _order(columns: Any, sort: str) -> tuple[Any, ...]:
     """Soonest expiry first, or nearest first; ties by expiry, then id (stable pages)."""
     tail = (columns.expires, columns.id)
@@ -124,20 +104,43 @@ def _order(columns: Any, sort: str) -> tuple[Any, ...]:
 
 
 @lru_cache(maxsize=64)
-def _ranked_listing(
-    compared: tuple[str, ...], near: bool, sort: str, open_key: open_sql.OpenKey | None = None
+def _near_listing(
+    compared: tuple[str, ...], sort: str, opened: open_sql.OpenCondition | None = None
 ) -> Listing:
-    found, within = _candidates(compared, near, open_key)
+    """Around a point: the narrow rows a list chooses from, every filter applied (``opened``
+    too), the dispensaries narrowed by the point's bounding box (the (lat, lng) index) and
+    kept by their exact distance; only the page's rows are joined for the listed columns."""
+    columns: list[Any] = [Deal.id, Deal.expires]
+    where = [*_where(compared), *([opened.where] if opened is not None else [])]
+    columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
+    where.append(near_where(Dispensary.lat, Dispensary.lng))
+    found = select(*columns).where(*where).subquery("candidates")
+    within = [found.c.distance <= bindparam("radius", type_=Float)]
 
     def listed(ranked: Subquery) -> AnySelect:
-        distance = [ranked.c.distance] if near else []
         return (
-            select(*LISTED, *distance)
+            select(*LISTED, ranked.c.distance)
             .join_from(ranked, Deal, Deal.id == ranked.c.id)
             .join(Dispensary, Dispensary.id == Deal.dispensary_id)
         )
 
     return ranked_listing(found, within, lambda columns: _order(columns, sort), listed)
+
+
+class _Shape(NamedTuple):
+    """What a list statement depends on besides its bind parameters."""
+
+    compared: tuple[str, ...]
+    near: bool  # around a point (DealFilters.where, never a box)
+    sort: str
+    opened: open_sql.OpenCondition | None = None  # only deals whose dispensary is open
+
+
+def _plan(shape: _Shape) -> Listing:
+    """The statements of ``shape`` (built once per shape)."""
+    if shape.near:
+        return _near_listing(shape.compared, shape.sort, shape.opened)
+    return _listing(shape.compared, shape.opened)
 
 
 def list_deals(
@@ -149,56 +152,43 @@ def list_deals(
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
     params = compared_params(compared, _MANY)
     params["today"] = today
-    near = filters.where is not None
     if filters.where is not None:
         params.update(filters.where.params())
-    shape = (tuple(compared), near, filters.sort)
+    shape = _Shape(tuple(compared), filters.where is not None, filters.sort)
     when = filters.when
     if when is not None and when.only_open:
-        return _open_page(db, shape, params, page, when.instant(now))
-    return _page(db, _shape_listing(shape), params, page, near=near)
+        found = _open_rows(db, shape, params, page, when.instant(now))
+    else:
+        found = fetch_rows(db, _plan(shape), params, page)
+    return Page([_deal_row(row) for row in found.items], found.total, found.limit, found.offset)
 
 
-def _shape_listing(
-    shape: tuple[tuple[str, ...], bool, str], open_key: open_sql.OpenKey | None = None
-) -> Listing:
-    """The statements of ``shape`` (filters, around a point, sort); with ``open_key``, only the
-    deals whose dispensary is open (service.open_sql)."""
-    compared, near, _sort = shape
-    return _ranked_listing(*shape, open_key) if near else _listing(compared, open_key)
+# A deal statement's row read by the names of LISTED's columns, in DealRow's field order.
+_LISTED_VALUES = itemgetter(*(name for name in DealRow._fields if name != "distance"))
 
 
-def _page(
-    db: Reader, listing: Listing, params: dict[str, Any], page: PageRequest, *, near: bool
-) -> Page[DealRow]:
-    """One page of ``listing`` as deal rows; around a point each ends with its distance."""
-    found = fetch_page(db, listing, params, page)
-    if not near:
-        return replace(found, items=[DealRow(*row) for row in found.items])
-    listed = len(LISTED)
-    # misc: mypy cannot tell that row[:listed] (the listed columns) stops short of ``distance``.
-    items = [
-        DealRow(*row[:listed], distance=round(row[listed], 1))  # type: ignore[misc]
-        for row in found.items
-    ]
-    return replace(found, items=items)
+def _deal_row(row: AnyRow) -> DealRow:
+    """A deal row from a statement's row of LISTED, with its ``distance`` column if it has one."""
+    columns = row._mapping
+    distance = round(columns["distance"], 1) if "distance" in columns else None
+    return DealRow(*_LISTED_VALUES(columns), distance=distance)  # type: ignore[misc]
 
 
-def _open_page(
-    db: Reader,
-    shape: tuple[tuple[str, ...], bool, str],
-    params: dict[str, Any],
-    page: PageRequest,
-    at: datetime,
-) -> Page[DealRow]:
-    """The candidates whose dispensary is open at ``at`` in its own zone, kept by the database
-    (service.open_sql)."""
-    near = shape[1]
+def _open_rows(
+    db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
+) -> Page[AnyRow]:
+    """The deals whose dispensary is open at ``at`` in its own zone (as
+    service.dispensary_lists reads them)."""
 
-    def in_sql(key: open_sql.OpenKey, clocks: dict[str, int]) -> Page[DealRow]:
-        return _page(db, _shape_listing(shape, key), {**params, **clocks}, page, near=near)
+    def run(opened: open_sql.OpenAt) -> Page[AnyRow]:
+        listing = _plan(shape._replace(opened=opened.condition))
+        return fetch_rows(db, listing, {**params, **opened.params}, page)
 
-    return open_sql.kept_open(db, at, in_sql)
+    opened = open_sql.open_at(db, at)
+    found = run(opened)
+    if not found.items and (fresh := open_sql.reread(db, at, opened)) is not None:
+        found = run(fresh)
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -2,9 +2,8 @@
 strain; by name, distance or rating. Both edges list dispensaries through ``list_dispensaries``."""
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
@@ -18,11 +17,11 @@ from sqlalchemy import (
 )
 
 from models import Dispensary, MenuItem
-from models.db import AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader
 from models.expressions import in_subquery_once
 
 from . import open_sql
-from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_row
+from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_row, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .paging import (
@@ -31,11 +30,19 @@ from .paging import (
     PageRequest,
     compared_params,
     compared_where,
-    fetch_page,
+    fetch_rows,
     ranked_listing,
     rows,
 )
-from .places import Box, Near, box_where, inside_tested_per_row, near_where, place_order
+from .places import (
+    Box,
+    Location,
+    Near,
+    box_where,
+    inside_tested_per_row,
+    near_where,
+    place_order,
+)
 from .when import Clock, current_minute
 
 # Filters that are column comparisons, by filter name: "any of" the values for tuples.
@@ -76,13 +83,36 @@ def _stocking(*, near: bool = False) -> ColumnElement[bool]:
     return Dispensary.id.in_(stocked)
 
 
+class _Shape(NamedTuple):
+    """What a list statement depends on besides its location's kind and its bind parameters."""
+
+    compared: tuple[str, ...]
+    stocking: bool  # only dispensaries whose menu has :strain_id
+    sort: str
+    opened: open_sql.OpenCondition | None = None  # only those open at an instant
+
+    @property
+    def by_name(self) -> bool:
+        """Whether the list's order and filters are those of an index walk (no ranking)."""
+        return self.sort == "name" and not self.stocking and self.opened is None
+
+
+def _plan(where: Location | None, shape: _Shape) -> Listing:
+    """The statements of ``shape`` where the list is asked about (built once per shape)."""
+    if isinstance(where, Near):
+        return _near(shape)
+    if isinstance(where, Box):
+        return _by_name_in_box(shape.compared, where.wide) if shape.by_name else _in_box(shape)
+    return _by_name(shape.compared) if shape.by_name else _anywhere(shape)
+
+
 @lru_cache(maxsize=64)
-def _listing(compared: tuple[str, ...]) -> Listing:
+def _by_name(compared: tuple[str, ...]) -> Listing:
     return Listing.of(LISTED, compared_conditions(compared), (Dispensary.sort_key, Dispensary.id))
 
 
 @lru_cache(maxsize=64)
-def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
+def _by_name_in_box(compared: tuple[str, ...], wide: bool) -> Listing:
     """In a box, by name. A box of few rows is found through the (lat, lng) index and sorted;
     in a ``wide`` box (service.places.WIDE_BOX_SQUARE_DEGREES) the page walks the name index
     testing each row instead, and stops once full rather than sorting every row of the box.
@@ -94,50 +124,44 @@ def _boxed_listing(compared: tuple[str, ...], wide: bool) -> Listing:
     return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
 
 
-class _Shape(NamedTuple):
-    """What a list statement depends on, besides its bind parameters."""
-
-    compared: tuple[str, ...]
-    where: str | None  # "near", "box" or None
-    stocking: bool  # only dispensaries whose menu has :strain_id
-    sort: str
-    # Open at an instant: the zones' clocks the condition is built for (service.open_sql).
-    open_key: open_sql.OpenKey | None = None
+@lru_cache(maxsize=128)
+def _anywhere(shape: _Shape) -> Listing:
+    return _ranked(shape, [])
 
 
 @lru_cache(maxsize=128)
-def _candidates(shape: _Shape) -> Any:
-    """The narrow rows a list chooses from (id, name key, rating, distance with a point): every
-    filter applied. A point narrows the rows through the (lat, lng) index by its bounding box and
-    the exact great-circle distance decides (service.geo.miles_sql), computed once per row."""
-    columns: list[Any] = [Dispensary.id, Dispensary.sort_key, Dispensary.rating]
-    where: list[Any] = compared_conditions(shape.compared)
-    if shape.where == "near":
-        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
-        where.append(near_where(Dispensary.lat, Dispensary.lng))
-    elif shape.where == "box":
-        where.append(box_where(Dispensary.lat, Dispensary.lng))
-    if shape.stocking:
-        where.append(_stocking(near=shape.where == "near"))
-    if shape.open_key is not None:
-        where.append(open_sql.open_where(shape.open_key))
-    near = select(*columns).where(*where).subquery("candidates")
-    within = [near.c.distance <= bindparam("radius", type_=Float)] if shape.where == "near" else []
-    return near, within
+def _in_box(shape: _Shape) -> Listing:
+    return _ranked(shape, [box_where(Dispensary.lat, Dispensary.lng)])
 
 
 @lru_cache(maxsize=128)
-def _ranked_listing(shape: _Shape) -> Listing:
-    """One page of the candidates in the list's order, each with the count of all of them;
+def _near(shape: _Shape) -> Listing:
+    """Around a point: the rows of the circle's bounding box (through the (lat, lng) index),
+    kept by their exact great-circle distance (service.geo.miles_sql), computed once per row."""
+    distance = miles_sql(Dispensary.lat, Dispensary.lng).label("distance")
+    return _ranked(shape, [near_where(Dispensary.lat, Dispensary.lng)], distance)
+
+
+def _ranked(shape: _Shape, located: list[Any], distance: Any = None) -> Listing:
+    """One page of the narrow candidate rows (id, name key, rating, and ``distance`` around a
+    point), every filter applied, in the list's order, each with the count of all of them;
     only the page's rows are then joined for the listed columns."""
-    near, within = _candidates(shape)
+    near = distance is not None
+    columns = [Dispensary.id, Dispensary.sort_key, Dispensary.rating, *([distance] if near else [])]
+    where = [*compared_conditions(shape.compared), *located]
+    if shape.stocking:
+        where.append(_stocking(near=near))
+    if shape.opened is not None:
+        where.append(shape.opened.where)
+    candidates = select(*columns).where(*where).subquery("candidates")
+    within = [candidates.c.distance <= bindparam("radius", type_=Float)] if near else []
 
     def listed(ranked: Subquery) -> AnySelect:
-        distance = [ranked.c.distance] if shape.where == "near" else []
-        page = select(*LISTED, *distance)
+        page = select(*LISTED, *([ranked.c.distance] if near else []))
         return page.join_from(ranked, Dispensary, Dispensary.id == ranked.c.id)
 
-    return ranked_listing(near, within, lambda columns: place_order(columns, shape.sort), listed)
+    order = partial(place_order, sort=shape.sort)
+    return ranked_listing(candidates, within, order, listed)
 
 
 def list_dispensaries(
@@ -149,66 +173,49 @@ def list_dispensaries(
     strain_id: int | None = None,
 ) -> Page[DispensaryRow]:
     """One page of dispensaries: by name unless ``filters.sort`` says otherwise (nearest first
-    around a point by default). ``now`` gives the request's instant; it is only called for
-    ``open_now``. With ``strain_id``: only those whose menu has that strain, each with the
-    menu item's price and unit (StockedRow)."""
+    around a point by default); ``now`` is called only for ``open_now``. With ``strain_id``:
+    only those whose menu has that strain, with the menu item's price and unit (StockedRow)."""
     compared = compared_filters(filters)
-    where = filters.where
     params = compared_bindings(compared)
+    where = filters.where
     if where is not None:
         params.update(where.params())
     if strain_id is not None:
         params["strain_id"] = strain_id
-    shape = _Shape(
-        tuple(compared),
-        "near" if isinstance(where, Near) else "box" if isinstance(where, Box) else None,
-        strain_id is not None,
-        filters.sort,
-    )
+    shape = _Shape(tuple(compared), strain_id is not None, filters.sort)
     when = filters.when
     at = when.instant(now) if when is not None else None
     if when is not None and at is not None and when.only_open:
-        result = _open_page(db, shape, params, page, at)
-    else:
-        # With open_now=false (``at`` but not only_open) every row says whether it is open.
-        if shape == _Shape(shape.compared, None, False, "name"):
-            found = fetch_page(db, _listing(shape.compared), params, page)
-            result = replace(found, items=[listed_row(row, None, at) for row in found.items])
-        elif shape == _Shape(shape.compared, "box", False, "name"):
-            assert isinstance(where, Box)  # the shape says so
-            found = fetch_page(db, _boxed_listing(shape.compared, where.wide), params, page)
-            result = replace(found, items=[listed_row(row, None, at) for row in found.items])
-        else:
-            result = _ranked_page(db, shape, params, page, at)
+        found = _open_rows(db, where, shape, params, page, at)
+    else:  # with open_now=false (``at`` but not only_open) every row says whether it is open
+        found = fetch_rows(db, _plan(where, shape), params, page)
+    items = with_opening([listed_row(row) for row in found.items], at)
     if strain_id is not None:
-        result = replace(result, items=_stocked(db, strain_id, result.items))
-    return result
+        items = _stocked(db, strain_id, items)
+    return Page(items, found.total, found.limit, found.offset)
 
 
-def _ranked_page(
+def _open_rows(
     db: Reader,
+    where: Location | None,
     shape: _Shape,
     params: dict[str, Any],
     page: PageRequest,
-    at: datetime | None = None,
-) -> Page[DispensaryRow]:
-    found = fetch_page(db, _ranked_listing(shape), params, page)
-    listed = len(LISTED)
-    near = shape.where == "near"
-    items = [listed_row(row[:listed], row[listed] if near else None, at) for row in found.items]
-    return replace(found, items=items)
+    at: datetime,
+) -> Page[AnyRow]:
+    """The rows open at ``at`` in their own zones: service.open_sql's condition in the list's
+    statement, with its parameters; run again when nothing was found and a new read of the
+    zones could change that."""
 
+    def run(opened: open_sql.OpenAt) -> Page[AnyRow]:
+        listing = _plan(where, shape._replace(opened=opened.condition))
+        return fetch_rows(db, listing, {**params, **opened.params}, page)
 
-def _open_page(
-    db: Reader, shape: _Shape, params: dict[str, Any], page: PageRequest, at: datetime
-) -> Page[DispensaryRow]:
-    """The rows open at ``at`` in their own zones, kept by the database (service.open_sql) and
-    paged like any list; whether each is open, and until when, is worked out for the page."""
-
-    def in_sql(key: open_sql.OpenKey, clocks: dict[str, int]) -> Page[DispensaryRow]:
-        return _ranked_page(db, shape._replace(open_key=key), {**params, **clocks}, page, at)
-
-    return open_sql.kept_open(db, at, in_sql)
+    opened = open_sql.open_at(db, at)
+    found = run(opened)
+    if not found.items and (fresh := open_sql.reread(db, at, opened)) is not None:
+        found = run(fresh)
+    return found
 
 
 def _stocked(db: Reader, strain_id: int, items: list[DispensaryRow]) -> list[DispensaryRow]:

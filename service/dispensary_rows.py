@@ -2,16 +2,16 @@
 object), with a distance and whether it is open when the request asked; and the lookups of such
 rows by primary key or public id."""
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import lru_cache
-from typing import Any
+from operator import itemgetter
 
 from sqlalchemy import bindparam, select
 
 from models import Dispensary
-from models.db import AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader
 
 from .hours import open_state
 from .ids import DISPENSARY_ID
@@ -36,16 +36,14 @@ LISTED = (
     Dispensary.lng,
     Dispensary.timezone,
 )
-# Where a listed row's hours and zone sit, to tell whether it is open as the row is built.
-_HOURS_AT, _ZONE_AT = (
-    tuple(column.key for column in LISTED).index(k) for k in ("hours", "timezone")
-)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DispensaryRow:
     """A dispensary in a list: the LISTED columns; ``distance`` (miles from the point, one
-    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time."""
+    decimal) with a point, ``is_open`` and ``next_change`` when the request asked about time
+    (filled in by :func:`with_opening`). Read-only once a service function returns it; not
+    frozen, since a frozen dataclass is several times slower to build, and lists build many."""
 
     id: int
     public_id: str
@@ -75,7 +73,7 @@ class DispensaryRow:
         return self.next_change.isoformat() if self.next_change is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StockedRow(DispensaryRow):
     """A dispensary whose menu has a strain, with that menu item's price (USD) and unit."""
 
@@ -83,17 +81,27 @@ class StockedRow(DispensaryRow):
     unit: str = ""
 
 
-def listed_row(
-    columns: Sequence[Any], distance: float | None, at: datetime | None = None
-) -> DispensaryRow:
-    """A listed row; with ``at``, whether it is open then and until when."""
-    state = open_state(columns[_HOURS_AT], columns[_ZONE_AT], at) if at is not None else None
-    return DispensaryRow(
-        *columns,
-        distance=round(distance, 1) if distance is not None else None,  # type: ignore[misc]
-        is_open=state.is_open if state is not None else None,
-        next_change=state.next_change if state is not None else None,
-    )
+# A statement's row read by the names of LISTED's columns, in DispensaryRow's field order.
+_LISTED_VALUES = itemgetter(
+    *(f.name for f in fields(DispensaryRow) if f.name in {column.key for column in LISTED})
+)
+
+
+def listed_row(row: AnyRow) -> DispensaryRow:
+    """A list row from a statement's row of LISTED, with its ``distance`` column if it has one."""
+    columns = row._mapping
+    distance = round(columns["distance"], 1) if "distance" in columns else None
+    return DispensaryRow(*_LISTED_VALUES(columns), distance=distance)  # type: ignore[misc]
+
+
+def with_opening(found: list[DispensaryRow], at: datetime | None) -> list[DispensaryRow]:
+    """``found``, each row told whether it is open at ``at`` and until when (without ``at``,
+    left as it is): rows the caller has just built."""
+    if at is not None:
+        for row in found:
+            state = open_state(row.hours, row.timezone, at)
+            row.is_open, row.next_change = state.is_open, state.next_change
+    return found
 
 
 @lru_cache(maxsize=1)
@@ -112,7 +120,7 @@ def dispensary_rows_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, Dispensa
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return {row.id: listed_row(row, None) for row in rows(db, listed_by_ids(), {"ids": wanted})}
+    return {row.id: listed_row(row) for row in rows(db, listed_by_ids(), {"ids": wanted})}
 
 
 def dispensary_rows_by_public_ids(
@@ -120,10 +128,4 @@ def dispensary_rows_by_public_ids(
 ) -> dict[str, DispensaryRow]:
     """The dispensaries with the given ``disp_<n>`` ids as list rows (no ORM objects), keyed by
     that id; ids of another shape find nothing."""
-    return rows_by_public_ids(
-        db,
-        _by_public_ids_statement(),
-        DISPENSARY_ID,
-        public_ids,
-        lambda columns: listed_row(columns, None),
-    )
+    return rows_by_public_ids(db, _by_public_ids_statement(), DISPENSARY_ID, public_ids, listed_row)

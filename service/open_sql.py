@@ -1,20 +1,18 @@
-"""Whether a dispensary is open at an instant, as a SQL condition.
+"""Whether a dispensary is open at an instant, as a SQL condition and its parameters.
 
 Each row's weekly spans (models.DispensaryOpenSpan) are tested against its zone's clock
-(service.hours.week_clocks); zones are read once per database, rechecked as :func:`kept_open`
-says. See docs/performance.md, "Open now is kept by the database".
+(service.hours.week_clocks); zones are read once per database (models.db.ZoneCache) and read
+again as :func:`reread` says. See docs/performance.md, "Open now is kept by the database".
 """
 
-import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
-from typing import Any, NamedTuple, TypeVar
-from weakref import WeakKeyDictionary
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
-    Engine,
     Integer,
     Select,
     String,
@@ -27,12 +25,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import aliased
 
 from models import Dispensary, DispensaryOpenSpan, DispensaryTimeZone
-from models.db import Reader, engine_of
+from models.db import Reader, ZoneCache, zone_cache
 
 from .hours import WEEK, WeekClock, week_clocks
-from .paging import Page, rows
-
-T = TypeVar("T")
+from .paging import rows
 
 # Each statement also checks that no listed zone is missing from the zones it was built for, and
 # finds no row otherwise; an empty answer rereads zones read more than this many seconds ago
@@ -40,8 +36,6 @@ T = TypeVar("T")
 # within the bound the web tier's caches keep (STATE_TTL_MS), and an empty answer (open now at
 # night) costs no second statement while the zones are fresh.
 RECHECK_AFTER_S = 1.0
-# The zones last read from each database, with the time.monotonic() of that read.
-_ZONES: "WeakKeyDictionary[Engine, tuple[tuple[str, ...], float]]" = WeakKeyDictionary()
 
 
 class OpenKey(NamedTuple):
@@ -55,25 +49,36 @@ class OpenKey(NamedTuple):
     seam: bool = False
 
 
+@dataclass(frozen=True)
+class OpenCondition:
+    """``Dispensary`` (in the statement) is open at the instant whose clocks are bound: built
+    once per key, and equal by key, so that a statement built on it is cached per key."""
+
+    key: OpenKey
+    where: ColumnElement[bool] = field(compare=False)
+
+
+@dataclass(frozen=True)
+class OpenAt:
+    """The condition for an instant and its parameters (the zones' clocks then)."""
+
+    condition: OpenCondition
+    params: dict[str, int]
+
+
 @lru_cache(maxsize=1)
 def _zones_statement() -> Select[str]:
     return select(DispensaryTimeZone.name).order_by(DispensaryTimeZone.name)
 
 
-def _zones(db: Reader, *, reread: bool) -> tuple[str, ...]:
-    engine = engine_of(db)
-    known = None if reread else _ZONES.get(engine)
+def _zones(db: Reader, cache: ZoneCache, *, reread: bool) -> tuple[str, ...]:
+    known = None if reread else cache.zones()
     if known is not None:
-        return known[0]
+        return known
     zones = tuple(zone for (zone,) in rows(db, _zones_statement(), {}))
     if zones:  # none listed: ask again next time (a load may list them)
-        _ZONES[engine] = (zones, time.monotonic())
+        cache.keep(zones)
     return zones
-
-
-def _read_lately(db: Reader) -> bool:
-    known = _ZONES.get(engine_of(db))
-    return known is not None and time.monotonic() - known[1] < RECHECK_AFTER_S
 
 
 def _key(zones: tuple[str, ...], clocks: list[WeekClock]) -> OpenKey:
@@ -94,9 +99,8 @@ def _key(zones: tuple[str, ...], clocks: list[WeekClock]) -> OpenKey:
     return OpenKey(zones, weeks, seam)
 
 
-def _clocks(db: Reader, at: datetime, *, reread: bool = False) -> tuple[OpenKey, dict[str, int]]:
-    """The key of the zones' clocks at ``at``, and their values as parameters."""
-    zones = _zones(db, reread=reread)
+def _open_at(zones: tuple[str, ...], at: datetime) -> OpenAt:
+    """The condition of the zones' clocks at ``at``, and their values as parameters."""
     found = week_clocks(zones, at)
     clocks = [found[zone] for zone in zones]
     key = _key(zones, clocks)
@@ -110,19 +114,29 @@ def _clocks(db: Reader, at: datetime, *, reread: bool = False) -> tuple[OpenKey,
             {f"early_{i}": early, f"late_{i}": late, f"split_{i}": split}
             | {f"low_{i}": low, f"high_{i}": high}
         )
-    return key, params
+    return OpenAt(_condition(key), params)
 
 
-def kept_open(
-    db: Reader, at: datetime, run: Callable[[OpenKey, dict[str, int]], Page[T]]
-) -> Page[T]:
-    """The page ``run(key, params)`` reads with a statement built on ``open_where(key)``."""
-    key, params = _clocks(db, at)
-    page = run(key, params)
-    if page.items or not key.zones or _read_lately(db):
-        return page
-    fresh, fresh_params = _clocks(db, at, reread=True)
-    return page if fresh.zones == key.zones else run(fresh, fresh_params)
+def open_at(db: Reader, at: datetime) -> OpenAt:
+    """The condition that keeps the rows open at ``at`` in their own zones, and its parameters:
+    a list adds both to its statement (and asks :func:`reread` when it found nothing)."""
+    return _open_at(_zones(db, zone_cache(db), reread=False), at)
+
+
+def reread(db: Reader, at: datetime, tried: OpenAt) -> OpenAt | None:
+    """After ``tried`` found no row: the condition with the zones read again when they were
+    read long ago (RECHECK_AFTER_S) and a load has changed them since; else None (running
+    again would find nothing either)."""
+    cache = zone_cache(db)
+    if not tried.condition.key.zones or cache.read_within(RECHECK_AFTER_S):
+        return None
+    zones = _zones(db, cache, reread=True)
+    return _open_at(zones, at) if zones != tried.condition.key.zones else None
+
+
+@lru_cache(maxsize=64)
+def _condition(key: OpenKey) -> OpenCondition:
+    return OpenCondition(key, _open_where(key))
 
 
 def _text(zone: str) -> Any:
@@ -138,8 +152,7 @@ def _by_zone(zones: tuple[str, ...], name: str) -> Any:
     return case(values, value=Dispensary.timezone)
 
 
-def open_where(key: OpenKey) -> ColumnElement[bool]:
-    """``Dispensary`` (in the statement) is open at the instant whose ``key`` and params it got."""
+def _open_where(key: OpenKey) -> ColumnElement[bool]:
     if not key.zones:  # no zone listed: no spans either (data loaded before they existed)
         never: ColumnElement[bool] = Dispensary.id.is_(None)  # false() folds a whole AND away
         return never

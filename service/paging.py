@@ -19,7 +19,7 @@ from sqlalchemy import (
     select,
 )
 
-from models.db import AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader
 
 from .bounds import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, ListBound
 from .errors import InvalidParameter
@@ -172,7 +172,7 @@ def rows_by_public_ids(
     stmt: AnySelect,
     pattern: re.Pattern[str],
     public_ids: Iterable[str],
-    make: Callable[[Sequence[Any]], T],
+    make: Callable[[Any], T],  # given each row (a Row: by position or by name)
 ) -> dict[str, T]:
     """The rows of ``stmt`` (filtered by an expanding ``public_ids`` parameter) for the ids that
     match ``pattern``, each made by ``make`` and keyed by its ``public_id``; ids of another
@@ -189,16 +189,31 @@ def fetch_page(
 ) -> Page[Any]:
     """One window of ``listing`` with ``params`` (each item a tuple of the listed columns) and
     the total: from the page's own rows, or counted apart when the window is past the end."""
-    found = rows(db, listing.page, {**params, "limit": page.limit, "offset": page.offset})
-    if found:
-        total = found[0][-1]
-    else:
-        total = known_total(page, 0)
-        if total is None:
-            total = rows(db, listing.count, params)[0][0]
+    found, total = _window(db, listing, params, page)
     return Page(
         items=[row[:-1] for row in found], total=total, limit=page.limit, offset=page.offset
     )
+
+
+def fetch_rows(
+    db: Reader, listing: Listing, params: Mapping[str, Any], page: PageRequest
+) -> Page[AnyRow]:
+    """:func:`fetch_page` with each item the statement's row, to be read by column name (its
+    last column, ``total``, is the count of all)."""
+    found, total = _window(db, listing, params, page)
+    return Page(items=list(found), total=total, limit=page.limit, offset=page.offset)
+
+
+def _window(
+    db: Reader, listing: Listing, params: Mapping[str, Any], page: PageRequest
+) -> tuple[Sequence[AnyRow], int]:
+    found = rows(db, listing.page, {**params, "limit": page.limit, "offset": page.offset})
+    if found:
+        return found, found[0][-1]
+    total = known_total(page, 0)
+    if total is None:
+        total = rows(db, listing.count, params)[0][0]
+    return found, total
 
 
 def known_total(page: PageRequest, returned: int) -> int | None:

@@ -4,64 +4,85 @@ row number partitioned by strain ranks each one's in the list's order), and the 
 of the menu item at each listed (strain, dispensary) pair in one more.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import Float, Integer, Select, bindparam, func, select
 
 from models import Dispensary, MenuItem
-from models.db import AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader
 
 from . import open_sql
 from .dispensary_lists import compared_bindings, compared_conditions, compared_filters
-from .dispensary_rows import LISTED, DispensaryRow, listed_row
+from .dispensary_rows import LISTED, DispensaryRow, listed_row, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
-from .paging import Page, PageRequest, rows
-from .places import Box, Near, box_where, near_where, place_order
+from .paging import PageRequest, rows
+from .places import Box, Location, Near, box_where, near_where, place_order
 from .when import Clock, current_minute
 
 
 class _Shape(NamedTuple):
-    """What the statement depends on besides its bind parameters."""
+    """What the statement depends on besides its location's kind and its bind parameters."""
 
     compared: tuple[str, ...]
-    where: str | None  # "near", "box" or None
     sort: str
-    open_key: open_sql.OpenKey | None = None  # open at an instant (service.open_sql)
+    opened: open_sql.OpenCondition | None = None  # only those open at an instant
 
 
-@lru_cache(maxsize=128)
-def _select_stockists(shape: _Shape) -> AnySelect:
+def _statement(where: Location | None, shape: _Shape) -> AnySelect:
+    """The statement of ``shape`` where the list is asked about (built once per shape)."""
+    if isinstance(where, Near):
+        return _near(shape)
+    return _in_box(shape) if isinstance(where, Box) else _anywhere(shape)
+
+
+@lru_cache(maxsize=64)
+def _anywhere(shape: _Shape) -> AnySelect:
+    return _select_stockists(shape, [])
+
+
+@lru_cache(maxsize=64)
+def _in_box(shape: _Shape) -> AnySelect:
+    return _select_stockists(shape, [box_where(Dispensary.lat, Dispensary.lng)])
+
+
+@lru_cache(maxsize=64)
+def _near(shape: _Shape) -> AnySelect:
+    distance = miles_sql(Dispensary.lat, Dispensary.lng).label("distance")
+    return _select_stockists(shape, [near_where(Dispensary.lat, Dispensary.lng)], distance)
+
+
+def _select_stockists(shape: _Shape, located: list[Any], distance: Any = None) -> AnySelect:
     """The stockists of each strain in ``:strain_ids`` kept by the filters, ranked per strain
     in the list's order, from rank ``:offset`` + 1 to ``:offset`` + ``:limit``: the strain's
-    id, the listed columns, and the distance around a point."""
+    id, the listed columns, and the ``distance`` around a point."""
     stocked = (
         select(MenuItem.strain_id, MenuItem.dispensary_id)
         .where(MenuItem.strain_id.in_(bindparam("strain_ids", expanding=True)))
         .distinct()
         .subquery("stocked")
     )
-    near = shape.where == "near"
+    near = distance is not None
     columns: list[Any] = [stocked.c.strain_id, Dispensary.id, Dispensary.sort_key]
-    columns.append(Dispensary.rating)
+    columns += [Dispensary.rating, *([distance] if near else [])]
     where: list[Any] = [Dispensary.id == stocked.c.dispensary_id]
-    where += compared_conditions(shape.compared)
-    if near:
-        columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
-        where.append(near_where(Dispensary.lat, Dispensary.lng))
-    elif shape.where == "box":
-        where.append(box_where(Dispensary.lat, Dispensary.lng))
-    if shape.open_key is not None:
-        where.append(open_sql.open_where(shape.open_key))
+    where += [*compared_conditions(shape.compared), *located]
+    if shape.opened is not None:
+        where.append(shape.opened.where)
     candidates = select(*columns).where(*where).subquery("candidates")
     rank = func.row_number().over(
         partition_by=candidates.c.strain_id, order_by=place_order(candidates.c, shape.sort)
     )
-    distance = [candidates.c.distance] if near else []
     ranked = (
-        select(candidates.c.strain_id, candidates.c.id, *distance, rank.label("rank"))
+        select(
+            candidates.c.strain_id,
+            candidates.c.id,
+            *([candidates.c.distance] if near else []),
+            rank.label("rank"),
+        )
         .where(*([candidates.c.distance <= bindparam("radius", type_=Float)] if near else []))
         .subquery("ranked")
     )
@@ -91,32 +112,35 @@ def stockists_by_strain(
     compared = compared_filters(filters)
     params = compared_bindings(compared)
     params.update(strain_ids=list(found), limit=window.limit, offset=window.offset)
-    location = filters.where
-    if location is not None:
-        params.update(location.params())
-    where = "near" if isinstance(location, Near) else "box" if isinstance(location, Box) else None
-    shape = _Shape(tuple(compared), where, filters.sort)
+    where = filters.where
+    if where is not None:
+        params.update(where.params())
+    shape = _Shape(tuple(compared), filters.sort)
     when = filters.when
     at = when.instant(now) if when is not None else None
-    near = where == "near"
-
-    def run(
-        key: open_sql.OpenKey | None, clocks: dict[str, int]
-    ) -> Page[tuple[int, DispensaryRow]]:
-        statement = _select_stockists(shape._replace(open_key=key))
-        listed = len(LISTED)
-        pairs = [
-            (row[0], listed_row(row[1 : listed + 1], row[listed + 1] if near else None, at))
-            for row in rows(db, statement, {**params, **clocks})
-        ]
-        return Page(items=pairs, total=len(pairs), limit=window.limit, offset=window.offset)
-
     if when is not None and at is not None and when.only_open:
-        page = open_sql.kept_open(db, at, run)
+        stocked = _open_rows(db, where, shape, params, at)
     else:
-        page = run(None, {})
-    for strain_id, row in page.items:
-        found[strain_id].append(row)
+        stocked = rows(db, _statement(where, shape), params)
+    listed = with_opening([listed_row(row) for row in stocked], at)
+    for row, dispensary in zip(stocked, listed, strict=True):
+        found[row.strain_id].append(dispensary)
+    return found
+
+
+def _open_rows(
+    db: Reader, where: Location | None, shape: _Shape, params: dict[str, Any], at: datetime
+) -> Sequence[AnyRow]:
+    """The rows open at ``at`` in their own zones (as service.dispensary_lists reads them)."""
+
+    def run(opened: open_sql.OpenAt) -> Sequence[AnyRow]:
+        statement = _statement(where, shape._replace(opened=opened.condition))
+        return rows(db, statement, {**params, **opened.params})
+
+    opened = open_sql.open_at(db, at)
+    found = run(opened)
+    if not found and (fresh := open_sql.reread(db, at, opened)) is not None:
+        found = run(fresh)
     return found
 
 

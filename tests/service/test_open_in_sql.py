@@ -27,7 +27,7 @@ from service.deals import DealRow, list_deals
 from service.dispensary_lists import list_dispensaries
 from service.dispensary_rows import DispensaryRow
 from service.filters import DispensaryFilters
-from service.paging import Page, PageRequest
+from service.paging import PageRequest
 from tests.conftest import postgres_scratch
 from tests.distances import cosine_law_miles
 from tests.filters import deal_filters, dispensary_filters
@@ -44,14 +44,7 @@ Shop = dict[str, Any]
 
 def _key(db: Connection, at: datetime) -> open_sql.OpenKey:
     """The key of the condition the database keeps open rows with at ``at``."""
-    seen: list[open_sql.OpenKey] = []
-
-    def run(key: open_sql.OpenKey, params: dict[str, int]) -> Page[str]:
-        seen.append(key)
-        return Page(items=["a row"], total=1, limit=1, offset=0)
-
-    open_sql.kept_open(db, at, run)
-    return seen[0]
+    return open_sql.open_at(db, at).condition.key
 
 
 def _open_shops(shops: Sequence[Shop], at: datetime) -> list[Shop]:
