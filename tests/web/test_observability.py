@@ -1,11 +1,13 @@
-"""Metrics by route template and one JSON log line per request, never with a key in it."""
+"""Metrics by route template and one JSON log line per request, never with a key in it; /metrics
+is served only to a scraper with the configured token, and its labels stay bounded."""
 
 import io
 import json
 
 import pytest
+from prometheus_client.parser import text_string_to_metric_families
 
-METRICS_TOKEN = "scrape-token-for-tests-0123"
+METRICS_TOKEN = "metrics-token-0123456789abcdef"
 SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
@@ -60,35 +62,101 @@ def test_each_request_logs_one_json_line_without_the_key(make_app, api_keys: dic
     assert key[9:-4] not in text
 
 
-@pytest.mark.usefixtures("speed_tricks")
-def test_replayed_requests_are_logged_and_counted_like_any_other(
-    make_app, api_keys: dict, count_statements
+TOTAL = "flask_http_request_total"
+
+
+def _comparable(response, path: str) -> tuple:
+    """Status, headers (but the length) and body, with the requested path blanked out."""
+    headers = sorted((k, v) for k, v in response.headers if k not in ("Content-Length",))
+    body = response.get_data(as_text=True).replace(path, "<path>")
+    return response.status_code, headers, body
+
+
+def _totals(exposition: str) -> dict[tuple[str, str], float]:
+    """flask_http_request_total by (method, status)."""
+    return {
+        (sample.labels["method"], sample.labels["status"]): sample.value
+        for family in text_string_to_metric_families(exposition)
+        for sample in family.samples
+        if sample.name == TOTAL
+    }
+
+
+@pytest.mark.parametrize("token", [None, METRICS_TOKEN])
+@pytest.mark.parametrize("method", ["GET", "HEAD", "POST", "OPTIONS", "DELETE"])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer wrong-token-0123456789abcdef"},
+        {"Authorization": f"Basic {METRICS_TOKEN}"},
+        {"Authorization": METRICS_TOKEN},
+        {"Authorization": f"Bearer {METRICS_TOKEN}x"},
+        {"X-API-Key": METRICS_TOKEN},
+    ],
+)
+def test_metrics_without_the_token_answer_exactly_as_an_unknown_path(
+    make_app, token: str | None, method: str, headers: dict[str, str]
 ) -> None:
-    stream = io.BytesIO()
-    # STATE_TTL_MS: a slow first request must not make the repeats read the key and version.
-    app = make_app(ACCESS_LOG_STREAM=stream, METRICS_TOKEN=METRICS_TOKEN, STATE_TTL_MS=60_000)
-    client = app.test_client()
-    headers = {"X-API-Key": api_keys["pro"]}
-    ids = [f"replay-{n}" for n in range(3)]
-    for n, request_id in enumerate(ids):
-        with count_statements(app) as seen:
-            response = client.get(
-                "/api/v1/laws/OR", headers={**headers, "X-Request-ID": request_id}
-            )
-        assert response.status_code == 200
-        assert response.headers["X-Request-ID"] == request_id
-        assert (seen == []) == (n > 0)  # the repeats were replayed without SQL
-    records = _log_lines(stream)
-    assert [(r["request_id"], r["route"], r["status"]) for r in records] == [
-        (request_id, "/api/v1/laws/<string:state>", 200) for request_id in ids
-    ]
-    assert len({r["key_id"] for r in records}) == 1
+    client = make_app(METRICS_TOKEN=token).test_client()
+    sent = {**headers, "X-Request-ID": "same-id", "Origin": "https://example.org"}
+    metrics = client.open("/metrics", method=method, headers=sent)
+    unknown = client.open("/no-such-page", method=method, headers=sent)
+    assert metrics.status_code == 404
+    assert _comparable(metrics, "/metrics") == _comparable(unknown, "/no-such-page")
+
+
+def test_without_a_configured_token_even_the_right_bearer_gets_404(make_app) -> None:
+    response = make_app().test_client().get("/metrics", headers=SCRAPE)
+    assert response.status_code == 404
+    assert response.get_json()["error"]["code"] == 404
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "BEARER"])
+def test_the_configured_token_as_a_bearer_is_served_the_exposition(make_app, scheme: str) -> None:
+    client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
+    client.get("/no-such-page")
+    response = client.get("/metrics", headers={"Authorization": f"{scheme} {METRICS_TOKEN}"})
+    assert response.status_code == 200
+    assert response.mimetype == "text/plain"
+    assert _totals(response.get_data(as_text=True)) == {("GET", "404"): 1.0}
+
+
+def test_refused_scrapes_are_counted_as_unknown_paths_and_granted_ones_not_at_all(
+    make_app,
+) -> None:
+    client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
+    for _ in range(3):
+        assert client.get("/metrics").status_code == 404
+        assert client.get("/metrics", headers=SCRAPE).status_code == 200
     exposition = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
-    counted = [
-        line
-        for line in exposition.splitlines()
-        if line.startswith("flask_http_request_duration_seconds_count")
-        and 'url_rule="/api/v1/laws/<string:state>"' in line
-    ]
-    assert len(counted) == 1
-    assert counted[0].endswith(" 3.0")
+    assert _totals(exposition) == {("GET", "404"): 3.0}
+    assert 'url_rule="/metrics"' not in exposition
+    assert 'url_rule="unrouted"' in exposition
+
+
+def test_made_up_methods_share_one_label_and_add_no_series(
+    make_app, api_keys: dict[str, str]
+) -> None:
+    client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
+    key = {"X-API-Key": api_keys["enterprise"]}
+    assert client.get("/api/v1/laws/CA", headers=key).status_code == 200
+    assert client.open("/api/v1/laws/CA", method="X0METHOD").status_code == 401
+    baseline = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
+    statuses = {
+        client.open("/api/v1/laws/CA", method=f"X{n}METHOD").status_code for n in range(1, 31)
+    }
+    after = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
+    assert statuses == {401}  # anonymous: refused before routing, still counted
+    # 30 more requests with 30 new method names: the same series, only their counts moved.
+    assert _totals(after) == {("GET", "200"): 1.0, ("other", "401"): 31.0}
+    assert len(after.splitlines()) == len(baseline.splitlines())
+    assert "X1METHOD" not in after
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "TRACE"])
+def test_standard_methods_keep_their_own_label(make_app, method: str) -> None:
+    client = make_app(METRICS_TOKEN=METRICS_TOKEN).test_client()
+    client.open("/docs/errors", method=method)
+    exposition = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
+    assert set(_totals(exposition)) == {(method, "405")}
