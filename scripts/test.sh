@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Quick start, part 2: install with the dev extras and run every check: format, lint, import
-# contracts, types (mypy), the whole pytest suite (SQLite), then the REST, GraphQL and contract
-# suites with SPEED_TRICKS=off, and again on PostgreSQL when one is reachable. Extra arguments
-# go to every pytest run.
+# contracts, types (mypy), the whole pytest suite (SQLite), then the REST, GraphQL, contract, web
+# and accel suites with SPEED_TRICKS=off, and again on PostgreSQL when one is reachable. Extra
+# arguments go to every pytest run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -16,8 +16,8 @@ pyproject_hash > "$STAMP"
 .venv/bin/lint-imports
 .venv/bin/mypy
 .venv/bin/pytest "$@"
-echo "== The REST, GraphQL and contract suites again with every speed trick off (stock path) =="
-SPEED_TRICKS=off .venv/bin/pytest tests/rest tests/graphql tests/contract "$@"
+echo "== The REST, GraphQL, contract, web and accel suites again with every speed trick off (stock path) =="
+SPEED_TRICKS=off .venv/bin/pytest tests/rest tests/graphql tests/contract tests/web tests/accel "$@"
 
 # A PostgreSQL role that may create databases; the suite works in a scratch database it drops.
 PG_URL="${TEST_POSTGRES_URL:-postgresql+psycopg://postgres@127.0.0.1:5432/test}"

@@ -5,7 +5,7 @@ gunicorn with 2 sync workers and access logs on, serving a seeded scratch SQLite
 in a throwaway Redis (skipped without redis-server: memory:// is refused with more than one
 worker), bounded by a 30-second watchdog and stopped by the pid this module started. The
 failed-authentication throttle (60 per hour per address, then 429 with Retry-After) is covered
-in-process by tests/rest/test_auth.py and not repeated here.
+in-process by tests/web/test_auth.py and not repeated here.
 """
 
 import contextlib

@@ -8,7 +8,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from models import Deal, Dispensary, Doctor, Law
-from tests.graphql.test_queries import (
+from tests.graphql.expected import (
     DEAL_FIELDS,
     DISPENSARY_FIELDS,
     DOCTOR_FIELDS,

@@ -9,7 +9,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models import Dispensary, MenuItem, Review
-from tests.graphql.test_queries import _active_deals, _listing_dispensaries
+from tests.graphql.expected import _active_deals, _listing_dispensaries
 from tests.menus import most_listed_strain
 
 OFFSET = "offset must be an integer from 0 to 1000000"

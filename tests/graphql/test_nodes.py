@@ -12,7 +12,7 @@ from graphql_schema.cost_work import NODE_ID
 from graphql_schema.scalars import parse_date, parse_datetime, serialize_datetime
 from models import Deal
 from service.nodes import MAX_NODE_IDS
-from tests.graphql.test_queries import (
+from tests.graphql.expected import (
     DEAL_FIELDS,
     DISPENSARY_FIELDS,
     DOCTOR_FIELDS,

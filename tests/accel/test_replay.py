@@ -1,15 +1,19 @@
-"""Replayed responses equal the Flask path's, byte for byte, and stay authenticated and charged."""
+"""web.accel.replay: replayed responses equal the Flask path's, byte for byte, stay authenticated,
+charged, logged and counted; a stored response is filed under everything it depends on."""
 
 import io
 import json
 from collections.abc import Callable
+from datetime import date
 
 import pytest
 from flask import Flask
 from werkzeug.test import EnvironBuilder, TestResponse, run_wsgi_app
+from werkzeug.wrappers import Request
 
 from models import DatasetInfo
 from service import keys
+from web.accel.replay import replay_key
 
 pytestmark = pytest.mark.usefixtures("speed_tricks")  # the replay lane is a speed trick
 
@@ -17,6 +21,8 @@ pytestmark = pytest.mark.usefixtures("speed_tricks")  # the replay lane is a spe
 # a busy machine a first request can take longer than that, and the repeat would read them again.
 # Tests that expect a repeat to make no SQL keep both for a minute.
 STEADY = {"STATE_TTL_MS": 60_000}
+METRICS_TOKEN = "scrape-token-for-tests-0123"
+SCRAPE = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 # Headers that differ between any two responses to the same request.
 PER_REQUEST = {"X-Request-ID", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
 NESTED = (
@@ -34,6 +40,10 @@ def _fresh_key(app: Flask, tier: str = "free", limit: int | None = None) -> str:
 
 def _steady_headers(response: TestResponse) -> dict[str, str]:
     return {name: value for name, value in response.headers.items() if name not in PER_REQUEST}
+
+
+def _log_lines(stream: io.BytesIO) -> list[dict]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
 
 
 def _replay_pair(
@@ -282,3 +292,103 @@ def test_with_the_cache_off_nothing_is_replayed(make_app, api_keys: dict, count_
     with count_statements(app) as seen:
         assert client.get("/api/v1/laws/CA", headers=headers).status_code == 200
     assert any("laws" in statement for statement in seen)
+
+
+def test_a_replayed_read_checks_the_bearer_token_too(make_app, api_keys: dict) -> None:
+    client = make_app().test_client()
+    good = {"Authorization": f"Bearer {api_keys['free']}"}
+    first = client.get("/api/v1/strains?limit=1", headers=good)
+    again = client.get("/api/v1/strains?limit=1", headers=good)
+    assert (first.status_code, again.status_code) == (200, 200)
+    assert again.data == first.data
+    refused = client.get("/api/v1/strains?limit=1", headers={"Authorization": "Bearer garbage"})
+    assert refused.status_code == 401
+
+
+def test_replayed_requests_are_logged_and_counted_like_any_other(
+    make_app, api_keys: dict, count_statements
+) -> None:
+    stream = io.BytesIO()
+    # STATE_TTL_MS: a slow first request must not make the repeats read the key and version.
+    app = make_app(ACCESS_LOG_STREAM=stream, METRICS_TOKEN=METRICS_TOKEN, STATE_TTL_MS=60_000)
+    client = app.test_client()
+    headers = {"X-API-Key": api_keys["pro"]}
+    ids = [f"replay-{n}" for n in range(3)]
+    for n, request_id in enumerate(ids):
+        with count_statements(app) as seen:
+            response = client.get(
+                "/api/v1/laws/OR", headers={**headers, "X-Request-ID": request_id}
+            )
+        assert response.status_code == 200
+        assert response.headers["X-Request-ID"] == request_id
+        assert (seen == []) == (n > 0)  # the repeats were replayed without SQL
+    records = _log_lines(stream)
+    assert [(r["request_id"], r["route"], r["status"]) for r in records] == [
+        (request_id, "/api/v1/laws/<string:state>", 200) for request_id in ids
+    ]
+    assert len({r["key_id"] for r in records}) == 1
+    exposition = client.get("/metrics", headers=SCRAPE).get_data(as_text=True)
+    counted = [
+        line
+        for line in exposition.splitlines()
+        if line.startswith("flask_http_request_duration_seconds_count")
+        and 'url_rule="/api/v1/laws/<string:state>"' in line
+    ]
+    assert len(counted) == 1
+    assert counted[0].endswith(" 3.0")
+
+
+DAY = date(2026, 11, 23)
+
+
+def _key(path: str, *, version: int = 3, day: date = DAY, body: bytes = b"", **headers) -> str:
+    request = Request(EnvironBuilder(path=path, headers=headers).get_environ())
+    return replay_key(request, version, day, body)
+
+
+def test_parameter_order_and_the_api_key_parameter_do_not_matter() -> None:
+    assert _key("/api/v1/strains?type=indica&limit=3") == _key(
+        "/api/v1/strains?limit=3&api_key=cds_live_x&type=indica"
+    )
+
+
+def test_data_version_day_path_and_parameters_all_matter() -> None:
+    base = _key("/api/v1/strains?limit=3")
+    assert (
+        len(
+            {
+                base,
+                _key("/api/v1/strains?limit=3", version=4),
+                _key("/api/v1/strains?limit=3", day=date(2026, 11, 24)),
+                _key("/api/v1/strains?limit=4"),
+                _key("/api/v1/strains?limit=3&limit=3"),
+                _key("/api/v1/deals?limit=3"),
+            }
+        )
+        == 6
+    )
+
+
+def test_the_headers_a_response_varies_by_and_the_body_matter() -> None:
+    base = _key("/graphql", body=b'{"query": "{ laws { state } }"}')
+    assert (
+        len(
+            {
+                base,
+                _key(
+                    "/graphql", body=b'{"query": "{ laws { state } }"}', **{"Accept-Encoding": "br"}
+                ),
+                _key(
+                    "/graphql", body=b'{"query": "{ laws { state } }"}', Origin="https://a.example"
+                ),
+                _key("/graphql", body=b'{"query": "{ laws { stateCode } }"}'),
+                _key(
+                    "/graphql",
+                    body=b'{"query": "{ laws { state } }"}',
+                    **{"Content-Type": "application/graphql"},
+                ),
+            }
+        )
+        == 5
+    )
+    assert base == _key("/graphql", body=b'{"query": "{ laws { state } }"}', **{"X-API-Key": "a"})

@@ -1,15 +1,20 @@
-"""Quotas on the per-process memory storage take no leases: every admitted request spends
-exactly one unit, and GET /usage agrees with the headers of the request before it."""
+"""web.accel.quota: on the per-process memory storage no leases, so every admitted request spends
+exactly one unit and GET /usage agrees with the headers of the request before it; the window state
+it reports is the one limits computes."""
 
+import time
 from collections.abc import Callable
 
 import pytest
 from flask import Flask
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import SlidingWindowCounterRateLimiter
 
 from service import keys
 from service.keys import KeyIdentity
 from tests.faults.test_quota_leases import Clock
-from web.accel.quota import Quota
+from web.accel.quota import Quota, window_stats
 from web.limits import LIMITER_EXTENSION
 
 BIG = KeyIdentity(id=9101, tier="enterprise", hourly_limit=5_000)  # would lease on Redis
@@ -95,3 +100,35 @@ def test_several_units_are_taken_whole_or_not_at_all(
     assert quota.charge(small, 2) is not None  # the refused 4 took nothing
     assert quota.charge(small) is None
     assert taken == [4, 4, 4, 2, 1]
+
+
+START = 1_800_000_000.0  # a fixed clock, one hour boundary plus some
+
+
+@pytest.mark.parametrize(
+    ("limit", "hits_before", "hits_now", "minutes_later"),
+    [
+        ("100 per hour", 0, 1, 0),
+        ("100 per hour", 0, 37, 10),
+        ("100 per hour", 60, 20, 70),  # the previous window still weighs in
+        ("5 per hour", 5, 0, 59),
+        ("1000 per hour", 999, 1, 119),  # the previous window has almost expired
+        ("3 per minute", 2, 1, 1),
+    ],
+)
+def test_window_stats_match_the_strategy_for_the_same_window(
+    monkeypatch: pytest.MonkeyPatch, limit: str, hits_before: int, hits_now: int, minutes_later: int
+) -> None:
+    clock = [START]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    storage = MemoryStorage()
+    strategy = SlidingWindowCounterRateLimiter(storage)
+    item = parse(limit)
+    for _ in range(hits_before):
+        strategy.hit(item, "key:1", "quota")
+    clock[0] += minutes_later * 60
+    for _ in range(hits_now):
+        strategy.hit(item, "key:1", "quota")
+    window = storage.get_sliding_window(item.key_for("key:1", "quota"), item.get_expiry())
+    expected = strategy.get_window_stats(item, "key:1", "quota")
+    assert window_stats(item, window, clock[0]) == (expected.reset_time, expected.remaining)
