@@ -3,7 +3,6 @@
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 from sqlalchemy import Date, Float, Integer, Subquery, bindparam, func, select
@@ -21,6 +20,7 @@ from .paging import (
     Listing,
     Page,
     PageRequest,
+    column_getter,
     compared_params,
     compared_where,
     fetch_rows,
@@ -160,18 +160,25 @@ def list_deals(
         found = _open_rows(db, shape, params, page, when.instant(now))
     else:
         found = fetch_rows(db, _plan(shape), params, page)
-    return Page([_deal_row(row) for row in found.items], found.total, found.limit, found.offset)
+    return Page(_deal_rows(found.items), found.total, found.limit, found.offset)
 
 
-# A deal statement's row read by the names of LISTED's columns, in DealRow's field order.
-_LISTED_VALUES = itemgetter(*(name for name in DealRow._fields if name != "distance"))
+# LISTED's column names in DealRow's field order; ``distance`` is the last field.
+_LISTED_NAMES = tuple(name for name in DealRow._fields if name != "distance")
 
 
-def _deal_row(row: AnyRow) -> DealRow:
-    """A deal row from a statement's row of LISTED, with its ``distance`` column if it has one."""
-    columns = row._mapping
-    distance = round(columns["distance"], 1) if "distance" in columns else None
-    return DealRow(*_LISTED_VALUES(columns), distance=distance)  # type: ignore[misc]
+def _deal_rows(found: Sequence[AnyRow]) -> list[DealRow]:
+    """Deal rows from a statement's rows of LISTED, read by column name, with their ``distance``
+    column (in miles, to a tenth) if they have one."""
+    if not found:
+        return []
+    columns = found[0]._fields
+    if "distance" not in columns:
+        values = column_getter(columns, _LISTED_NAMES)
+        return [DealRow(*values(row)) for row in found]
+    values = column_getter(columns, (*_LISTED_NAMES, "distance"))
+    made = map(values, found)
+    return [DealRow(*listed, distance=round(distance, 1)) for *listed, distance in made]  # type: ignore[misc]
 
 
 def _open_rows(

@@ -21,7 +21,7 @@ from models.db import AnyRow, AnySelect, Reader
 from models.expressions import in_subquery_once
 
 from . import open_sql
-from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_row, with_opening
+from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_rows, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .paging import (
@@ -189,7 +189,7 @@ def list_dispensaries(
         found = _open_rows(db, where, shape, params, page, at)
     else:  # with open_now=false (``at`` but not only_open) every row says whether it is open
         found = fetch_rows(db, _plan(where, shape), params, page)
-    items = with_opening([listed_row(row) for row in found.items], at)
+    items = with_opening(listed_rows(found.items), at)
     if strain_id is not None:
         items = _stocked(db, strain_id, items)
     return Page(items, found.total, found.limit, found.offset)

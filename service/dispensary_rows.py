@@ -2,11 +2,10 @@
 object), with a distance and whether it is open when the request asked; and the lookups of such
 rows by primary key or public id."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
 from functools import lru_cache
-from operator import itemgetter
 
 from sqlalchemy import bindparam, select
 
@@ -15,7 +14,7 @@ from models.db import AnyRow, AnySelect, Reader
 
 from .hours import open_state
 from .ids import DISPENSARY_ID
-from .paging import rows, rows_by_public_ids
+from .paging import column_getter, rows, rows_by_public_ids
 
 # What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
 # and the keys that batching follows (id, state).
@@ -81,17 +80,30 @@ class StockedRow(DispensaryRow):
     unit: str = ""
 
 
-# A statement's row read by the names of LISTED's columns, in DispensaryRow's field order.
-_LISTED_VALUES = itemgetter(
-    *(f.name for f in fields(DispensaryRow) if f.name in {column.key for column in LISTED})
-)
+# LISTED's column names in DispensaryRow's field order; ``distance`` is the field after them.
+_LISTED_NAMES = tuple(f.name for f in fields(DispensaryRow) if f.name in {c.key for c in LISTED})
+
+
+def listed_rows(found: Sequence[AnyRow]) -> list[DispensaryRow]:
+    """List rows from a statement's rows of LISTED, read by column name, with their
+    ``distance`` column (in miles, to a tenth) if they have one."""
+    if not found:
+        return []
+    columns = found[0]._fields
+    if "distance" not in columns:
+        values = column_getter(columns, _LISTED_NAMES)
+        return [DispensaryRow(*values(row)) for row in found]
+    values = column_getter(columns, (*_LISTED_NAMES, "distance"))
+    made = [DispensaryRow(*values(row)) for row in found]
+    for row in made:
+        if row.distance is not None:
+            row.distance = round(row.distance, 1)
+    return made
 
 
 def listed_row(row: AnyRow) -> DispensaryRow:
-    """A list row from a statement's row of LISTED, with its ``distance`` column if it has one."""
-    columns = row._mapping
-    distance = round(columns["distance"], 1) if "distance" in columns else None
-    return DispensaryRow(*_LISTED_VALUES(columns), distance=distance)  # type: ignore[misc]
+    """One list row (see :func:`listed_rows`)."""
+    return listed_rows([row])[0]
 
 
 def with_opening(found: list[DispensaryRow], at: datetime | None) -> list[DispensaryRow]:
@@ -120,7 +132,7 @@ def dispensary_rows_by_ids(db: Reader, ids: Iterable[int]) -> dict[int, Dispensa
     wanted = sorted(set(ids))
     if not wanted:
         return {}
-    return {row.id: listed_row(row) for row in rows(db, listed_by_ids(), {"ids": wanted})}
+    return {row.id: row for row in listed_rows(rows(db, listed_by_ids(), {"ids": wanted}))}
 
 
 def dispensary_rows_by_public_ids(

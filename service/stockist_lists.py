@@ -16,7 +16,7 @@ from models.db import AnyRow, AnySelect, Reader
 
 from . import open_sql
 from .dispensary_lists import compared_bindings, compared_conditions, compared_filters
-from .dispensary_rows import LISTED, DispensaryRow, listed_row, with_opening
+from .dispensary_rows import LISTED, DispensaryRow, listed_rows, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
 from .paging import PageRequest, rows
@@ -122,7 +122,7 @@ def stockists_by_strain(
         stocked = _open_rows(db, where, shape, params, at)
     else:
         stocked = rows(db, _statement(where, shape), params)
-    listed = with_opening([listed_row(row) for row in stocked], at)
+    listed = with_opening(listed_rows(stocked), at)
     for row, dispensary in zip(stocked, listed, strict=True):
         found[row.strain_id].append(dispensary)
     return found
