@@ -401,3 +401,19 @@ def test_a_cached_answer_about_now_is_not_given_after_its_minute(
     assert post() is was
     clock["at"] = change.astimezone(UTC) + timedelta(seconds=1)
     assert post() is (not was)
+
+
+@pytest.mark.parametrize(
+    ("field", "other"),
+    [("dispensaries", 'state: "XX"'), ("deals", 'city: "   "')],
+)
+def test_with_two_bad_arguments_the_time_is_named_before_the_other_filters(
+    gql, field: str, other: str
+) -> None:
+    """As on REST: the place, then the time, then the other filters (docs/changelog.md)."""
+    query = f'{{ {field}({other}, openNow: true, openAt: "{FRIDAY_EVENING}") {{ total }} }}'
+    [error] = gql.errors(query)
+    assert error["extensions"]["param"] == "openAt"
+    assert error["message"].startswith("openNow and openAt cannot be combined")
+    [error] = gql.errors(f"{{ {field}({other}) {{ total }} }}")
+    assert error["extensions"]["param"] == other.split(":")[0]

@@ -472,3 +472,23 @@ def test_where_to_buy_an_unknown_strain_is_a_404(api) -> None:
         _error(api, "/api/v1/strains/no-such-strain/dispensaries", lat="95", lng="0")["param"]
         == "lat"
     )
+
+
+@pytest.mark.parametrize(
+    ("path", "other"),
+    [
+        ("/api/v1/dispensaries", {"state": "XX"}),
+        ("/api/v1/dispensaries", {"type": "bakery"}),
+        ("/api/v1/deals", {"category": "cars"}),
+        ("/api/v1/deals", {"city": "   "}),
+    ],
+)
+def test_with_two_bad_parameters_the_place_then_the_time_are_named_first(
+    api, path: str, other: dict[str, str]
+) -> None:
+    """The place is read first, then the time, then the other filters (docs/changelog.md)."""
+    bad_time = {"open_at": "tonight"}
+    assert api.json(path, status=400, **other, **bad_time)["error"]["param"] == "open_at"
+    both = {"zip": "94110", "lat": "37.7", "lng": "-122.4"}
+    assert api.json(path, status=400, **other, **bad_time, **both)["error"]["param"] == "lat"
+    assert api.json(path, status=400, **other)["error"]["param"] == next(iter(other))
