@@ -10,7 +10,7 @@ from flask import Flask
 
 from web.caching import PageCache
 from web.documents import DocumentStore
-from web.routes import RoutePolicy, declare_paths, route_policy
+from web.routes import RoutePolicy, declare_paths, deep_paths, route_policy
 from web.settings import page_cache_bytes
 from web.state import web_state
 
@@ -82,6 +82,7 @@ def init_graphql(app: Flask) -> None:
         render_error=graphql_error_response,
     )(view)
     app.add_url_rule(GRAPHQL_PATH, view_func=view, methods=["GET", "POST"])
+    deep_paths(app).add(GRAPHQL_PATH)  # nested resolvers run deep: a fresh stack chunk each
     # Other methods on /graphql (405) need a key and are charged like operations.
     declare_paths(
         app,

@@ -8,12 +8,13 @@ from collections.abc import Callable, Mapping
 from difflib import get_close_matches
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from flask import current_app, request
+from flask import current_app
 from flask_smorest import Blueprint  # type: ignore[import-untyped]  # ships no type hints
 from marshmallow import Schema, fields
 
 from service.errors import InvalidParameter
 from web.auth import QUERY_PARAMETER
+from web.context import current_request
 
 from .parser import QueryParser
 
@@ -96,9 +97,10 @@ def unknown_parameter_message(name: str, known: frozenset[str]) -> str:
 
 def refuse_unknown_parameters() -> None:
     """Runs after the key is checked and the request charged, before the arguments are read."""
-    view = current_app.view_functions.get(request.endpoint or "")
+    request_ = current_request()
+    view = current_app.view_functions.get(request_.endpoint or "")
     known: frozenset[str] = getattr(view, QUERY_NAMES, frozenset())
-    for name in request.args:
+    for name in request_.args:
         if name not in known and name not in ALWAYS_ALLOWED:
             raise InvalidParameter(unknown_parameter_message(name, known), param=name)
 

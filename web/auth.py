@@ -10,7 +10,7 @@ refused by that throttle.
 from collections.abc import Collection
 from typing import cast
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, request
 from werkzeug.wrappers import Request
 
 from service import keys
@@ -18,6 +18,7 @@ from service.errors import Unauthorized
 from service.numbers import canonical
 
 from .caching import KeyCache
+from .context import current_g, current_request
 from .db import request_session
 from .errors import error_response
 from .limits import FAILED_AUTH_LIMIT, FailedAuthThrottle
@@ -68,23 +69,24 @@ def init_auth(app: Flask, throttle: FailedAuthThrottle, key_cache: KeyCache) -> 
 
     @app.before_request
     def authenticate() -> Response | None:
-        if request.method == "OPTIONS" or not request_policy().keyed:
+        request_ = current_request()
+        if request_.method == "OPTIONS" or not request_policy().keyed:
             return None
-        presented = presented_key()
+        presented = key_presented_in(request_)
         key_hash = keys.hash_key(presented) if presented else None
         known = key_cache.peek(key_hash) if key_hash else None
         if known is not None:  # a key this worker verified moments ago: nothing to throttle
-            g.api_key = known
+            current_g().api_key = known
             return None
         try:
             checked = keys.check_presented(presented)  # raises unless a key was sent
-            g.api_key = key_cache.get_or_load(
+            current_g().api_key = key_cache.get_or_load(
                 cast(str, key_hash), lambda: keys.authenticate(request_session(), checked)
             )
         except Unauthorized as error:
             # Only failed attempts are throttled: a valid key is served whatever its address
             # (behind a proxy, many customers may share one).
-            address = request.remote_addr or "unknown"
+            address = request_.remote_addr or "unknown"
             if throttle.exhausted(address):
                 return error_response(
                     429,

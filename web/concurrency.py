@@ -17,6 +17,8 @@ from redis.commands.core import Script
 from service.errors import TooManyRequests
 from service.inflight import Bound, InFlight
 
+from .context import current_g
+
 KEY_PREFIX = "{cds:heavy}"  # one hash slot: the script touches two keys, also on a cluster
 # A slot outlives its request's time budget by this much before it lapses unreleased: the budget
 # runs from the request's arrival and ends execution, not the response's serialization.
@@ -179,7 +181,7 @@ def init_concurrency(app: Flask, heavy: HeavyWork) -> None:
 
     @app.teardown_request
     def release_heavy_slot(_error: BaseException | None) -> None:
-        slot: Slot | None = g.pop(SLOT, None)
+        slot: Slot | None = current_g().pop(SLOT, None)
         if slot is not None:
             heavy.release(slot)
 

@@ -6,15 +6,16 @@ tagged 200 may also be replayed (web.replay).
 """
 
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Collection
 from datetime import date, datetime
 
-from cachetools import LRUCache
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Request, Response, current_app
 from flask_limiter import Limiter
 
 from .auth import params_without_key
 from .caching import cache_key
+from .context import current_g, current_request
 from .limits import held_units, quota_headers
 from .replay import mark_replayable
 from .routes import number_params, request_policy
@@ -26,18 +27,26 @@ CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 co
 def request_etag(version: int, today: date, minute: datetime | None = None) -> str:
     """The validator for the current request: same data, day (and, for an answer about the
     current minute, minute) and request give the same tag."""
+    return _etag(current_request(), number_params(current_app), version, today, minute)
+
+
+def _etag(
+    request_: Request,
+    numbers: Collection[str],
+    version: int,
+    today: date,
+    minute: datetime | None = None,
+) -> str:
     when = today.isoformat() if minute is None else minute.isoformat()
-    params = params_without_key(request, number_params(current_app))
-    return cache_key(version, when, request.path, params)[:32]
+    params = params_without_key(request_, numbers)
+    return cache_key(version, when, request_.path, params)[:32]
 
 
-def _matching(tag: str) -> str | None:
+def _matching(request_: Request, tag: str) -> str | None:
     """The client's tag that matches ``tag`` (compressed variants carry an ":<algorithm>")."""
-    if "HTTP_IF_NONE_MATCH" not in request.environ:  # most requests: nothing to parse
-        return None
-    if request.if_none_match.star_tag:
+    if request_.if_none_match.star_tag:
         return tag
-    for candidate in request.if_none_match.as_set():
+    for candidate in request_.if_none_match.as_set():
         if candidate.split(":", 1)[0] == tag:
             return candidate
     return None
@@ -47,24 +56,24 @@ ISSUED_TAGS = 65_536  # tags remembered per worker (about 8 MiB at most)
 
 
 class IssuedTags:
-    """The tags this worker has sent on 200 responses, most recent first out of a bounded LRU."""
+    """The tags this worker has sent on 200 responses; the least recently sent go first once
+    there are ``size`` of them."""
 
     def __init__(self, size: int = ISSUED_TAGS) -> None:
-        self._tags: LRUCache[str, bool] = LRUCache(maxsize=size)
+        self._tags: OrderedDict[str, None] = OrderedDict()
+        self._size = size
         self._lock = threading.Lock()
 
     def add(self, tag: str) -> None:
         with self._lock:
-            self._tags[tag] = True
+            self._tags[tag] = None
+            self._tags.move_to_end(tag)
+            if len(self._tags) > self._size:
+                self._tags.popitem(last=False)
 
     def __contains__(self, tag: str) -> bool:
         with self._lock:
-            return self._tags.get(tag, False)
-
-
-def _applies() -> bool:
-    """Reads by a valid key on a conditional route get ETags (GraphQL and /usage do not)."""
-    return g.get("api_key") is not None and request_policy().conditional
+            return tag in self._tags
 
 
 def _cache_control() -> str:
@@ -75,8 +84,9 @@ def _cache_control() -> str:
 def uncacheable() -> None:
     """The current request's response gets no ETag, no 304 and is not replayed (an answer with
     errors, which a policy made conditional before the request ran)."""
+    globals_ = current_g()
     for name in ("etag", "etag_minute", "revalidating", "replay_mark"):
-        g.pop(name, None)
+        globals_.pop(name, None)
 
 
 def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
@@ -87,44 +97,57 @@ def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
     return response
 
 
-def init_conditional(app: Flask, *, limiter: Limiter, version: Callable[[], int]) -> None:
+def init_conditional(
+    app: Flask, *, limiter: Limiter, version: Callable[[], int], replays: bool
+) -> None:
     """Register the 304 check (web.pipeline places it between the auth hook and the quota
-    hooks) and the ETag setter. ``version()`` gives the current data version."""
+    hooks) and the ETag setter. ``version()`` gives the current data version; ``replays``:
+    whether tagged answers may be replayed (a replay store is kept), so are marked for it."""
     issued = IssuedTags()
+    numbers = number_params(app)
 
     @app.before_request
     def not_modified() -> Response | None:
-        if request.method not in ("GET", "HEAD") or not _applies():
+        request_, globals_ = current_request(), current_g()
+        api_key = globals_.get("api_key")
+        if request_.method not in ("GET", "HEAD") or api_key is None:
             return None
-        policy = request_policy()
+        policy = request_policy()  # reads by a valid key on a conditional route get ETags
+        if not policy.conditional:
+            return None
         current, today = version(), request_today()
-        clocked = policy.reads_clock(request.args)
-        g.etag = request_etag(current, today, request_now() if clocked else None)
-        tags = [g.etag]
+        clocked = policy.reads_clock(request_.args)
+        minute = request_now() if clocked else None
+        globals_.etag = _etag(request_, numbers, current, today, minute)
+        tags = [globals_.etag]
         if policy.clocked_by_answer:  # the client may hold either tag (see tag_response)
-            g.etag_minute = request_etag(current, today, current_minute())
-            tags.append(g.etag_minute)
-        mark_replayable(current, today)
-        matched = [(tag, client) for tag in tags if (client := _matching(tag)) is not None]
-        if not matched:
+            globals_.etag_minute = _etag(request_, numbers, current, today, current_minute())
+            tags.append(globals_.etag_minute)
+        if replays:
+            mark_replayable(current, today)
+        if "HTTP_IF_NONE_MATCH" not in request_.environ:  # most requests: nothing to match
             return None
-        tag, client_tag = matched[0]
+        found = [(tag, client) for tag in tags if (client := _matching(request_, tag)) is not None]
+        if not found:
+            return None
+        tag, client_tag = found[0]
         if tag in issued:
-            headers = quota_headers(limiter, held=held_units(g.api_key))
+            headers = quota_headers(limiter, held=held_units(api_key))
             if headers.get("X-RateLimit-Remaining") != "0":
                 return _not_modified(client_tag, headers)
-        g.revalidating = client_tag  # decided once the request has run (tag_response)
+        globals_.revalidating = client_tag  # decided once the request has run (tag_response)
         return None
 
     @app.after_request
     def tag_response(response: Response) -> Response:
-        tag = g.get("etag")
+        globals_ = current_g()
+        tag = globals_.get("etag")
         if response.status_code != 200 or not tag:
             return response
-        if g.get("clock_read") and g.get("etag_minute"):
-            tag = g.etag_minute  # the answer read the clock: it holds for this minute only
+        if globals_.get("clock_read") and globals_.get("etag_minute"):
+            tag = globals_.etag_minute  # the answer read the clock: it holds for this minute only
         issued.add(tag)
-        client_tag = g.get("revalidating")
+        client_tag = globals_.get("revalidating")
         if client_tag is not None and client_tag.split(":", 1)[0] == tag:
             kept = {k: v for k, v in response.headers.items() if k.lower().startswith("x-")}
             response = _not_modified(client_tag, kept)

@@ -6,11 +6,13 @@ opens no session is cheaper (docs/performance.md).
 
 import os
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app
 from sqlalchemy import Connection
 from sqlalchemy.orm import Session
 
 from models.db import make_engines, make_session_factory
+
+from .context import current_g
 
 ENGINE_EXTENSION = "cds.engine"  # loads and commands
 SESSIONS_EXTENSION = "cds.sessions"
@@ -47,24 +49,28 @@ def dispose_engines(app: Flask, *, close: bool = True) -> None:
 
 def request_session() -> Session:
     """Return this request's session, opening it on first use."""
-    if "db_session" not in g:
-        g.db_session = current_app.extensions[SESSIONS_EXTENSION]()
-    session: Session = g.db_session
+    globals_ = current_g()
+    session: Session | None = globals_.get("db_session")
+    if session is None:
+        session = globals_.db_session = current_app.extensions[SESSIONS_EXTENSION]()
     return session
 
 
 def request_connection() -> Connection:
     """Return this request's connection for column statements, opening it on first use."""
-    if "db_connection" not in g:
-        g.db_connection = current_app.extensions[REQUEST_ENGINE_EXTENSION].connect()
-    connection: Connection = g.db_connection
+    globals_ = current_g()
+    connection: Connection | None = globals_.get("db_connection")
+    if connection is None:
+        engine = current_app.extensions[REQUEST_ENGINE_EXTENSION]
+        connection = globals_.db_connection = engine.connect()
     return connection
 
 
 def close_request_handles() -> None:
     """Close whatever this request opened (a session gives its connection back to the pool)."""
-    session = g.pop("db_session", None)
-    connection = g.pop("db_connection", None)
+    globals_ = current_g()
+    session = globals_.pop("db_session", None)
+    connection = globals_.pop("db_connection", None)
     if session is not None:
         session.close()
     if connection is not None:

@@ -20,6 +20,7 @@ from service.errors import TooManyRequests
 from service.keys import KeyIdentity
 from service.quotas import limit_string
 
+from .context import current_g
 from .routes import request_policy
 
 FAILED_AUTH_LIMIT = "60 per hour"
@@ -79,7 +80,7 @@ def _identify_request() -> str:
 
 def is_metered() -> bool:
     """True for requests that spend quota: by an authenticated key, on a metered route."""
-    return g.get("api_key") is not None and request_policy().metered
+    return current_g().get("api_key") is not None and request_policy().metered
 
 
 def in_metered_request() -> bool:

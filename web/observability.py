@@ -10,17 +10,20 @@ import os
 import sys
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, BinaryIO
 
 import orjson
 import structlog
-from flask import Flask, Response, g, request
+from flask import Flask, Request, Response
 from prometheus_client import CollectorRegistry, Counter, Histogram, values
 from prometheus_flask_exporter import PrometheusMetrics  # type: ignore[import-untyped]  # no stubs
 from prometheus_flask_exporter.multiprocess import (  # type: ignore[import-untyped]  # no stubs
     GunicornInternalPrometheusMetrics,
 )
 from werkzeug.exceptions import NotFound
+
+from .context import current_g, current_request
 
 METRICS_PATH = "/metrics"
 MULTIPROC_DIR_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -54,16 +57,14 @@ class RequestRecorder:
     """Writes each finished request to the access log and the request metrics."""
 
     def __init__(self, stream: BinaryIO, registry: CollectorRegistry | None) -> None:
-        self._log = structlog.wrap_logger(
-            structlog.BytesLogger(stream),
-            processors=[
-                structlog.processors.TimeStamper(fmt="iso", utc=True),
-                structlog.processors.add_log_level,
-                structlog.processors.JSONRenderer(serializer=orjson.dumps),
-            ],
-            wrapper_class=structlog.make_filtering_bound_logger("info"),
-            cache_logger_on_first_use=True,
-        )
+        # One fixed line per request: rendered here in the order and format structlog's
+        # TimeStamper, add_log_level and JSONRenderer give, then written (and flushed, under a
+        # lock) by structlog's BytesLogger; a processor chain per line would cost more than
+        # the rest of a small request's log and metrics together.
+        self._log = structlog.BytesLogger(stream)
+        # Labelled metric children by (method, route, status): labels() checks and locks each
+        # call. As bounded as the series themselves.
+        self._series: dict[tuple[str, str, int], tuple[Any, Any]] = {}
         self._duration = Histogram(
             DURATION_METRIC,
             "HTTP request duration in seconds",
@@ -76,21 +77,31 @@ class RequestRecorder:
 
     def record(self, done: RequestRecord) -> None:
         """Log ``done`` as one JSON line and count it in the metrics (scrapes are only logged)."""
-        self._log.info(
-            "request",
-            request_id=done.request_id,
-            method=done.method,
-            route=done.route,
-            status=done.status,
-            duration_ms=round(done.duration_s * 1000, 2),
-            key_id=done.key_id,
-            client=done.client,
-        )
+        line = {
+            "request_id": done.request_id,
+            "method": done.method,
+            "route": done.route,
+            "status": done.status,
+            "duration_ms": round(done.duration_s * 1000, 2),
+            "key_id": done.key_id,
+            "client": done.client,
+            "event": "request",
+            "timestamp": datetime.now(UTC).isoformat().replace("+00:00", "Z"),
+            "level": "info",
+        }
+        self._log.msg(orjson.dumps(line))
         if done.route == METRICS_PATH:
             return
         method = done.method if done.method in KNOWN_METHODS else OTHER_METHOD
-        self._duration.labels(method, done.route, done.status).observe(done.duration_s)
-        self._total.labels(method, done.status).inc()
+        labels = (method, done.route, done.status)
+        series = self._series.get(labels)
+        if series is None:
+            series = self._series.setdefault(
+                labels,
+                (self._duration.labels(*labels), self._total.labels(method, done.status)),
+            )
+        series[0].observe(done.duration_s)
+        series[1].inc()
 
 
 def init_observability(app: Flask, *, log_stream: BinaryIO | None = None) -> RequestRecorder:
@@ -111,24 +122,27 @@ def init_observability(app: Flask, *, log_stream: BinaryIO | None = None) -> Req
 
     @app.before_request
     def start_clock() -> None:
-        g.started = time.perf_counter()
-        if request.path == METRICS_PATH and not _is_scrape(
-            request.headers.get("Authorization"), scrape_token
+        request_ = current_request()
+        current_g().started = time.perf_counter()
+        if request_.path == METRICS_PATH and not _is_scrape(
+            request_.headers.get("Authorization"), scrape_token
         ):
-            _hide_route()
+            _hide_route(request_)
 
     @app.after_request
     def record_request(response: Response) -> Response:
-        api_key = g.get("api_key")
+        request_, globals_ = current_request(), current_g()
+        api_key = globals_.get("api_key")
+        rule = request_.url_rule
         recorder.record(
             RequestRecord(
-                request_id=g.get("request_id"),
-                method=request.method,
-                route=request.url_rule.rule if request.url_rule else UNROUTED,
+                request_id=globals_.get("request_id"),
+                method=request_.method,
+                route=rule.rule if rule else UNROUTED,
                 status=response.status_code,
-                duration_s=time.perf_counter() - g.get("started", time.perf_counter()),
+                duration_s=time.perf_counter() - globals_.get("started", time.perf_counter()),
                 key_id=api_key.id if api_key is not None else None,
-                client=request.remote_addr,
+                client=request_.remote_addr,
             )
         )
         return response
@@ -145,11 +159,11 @@ def _is_scrape(authorization: str | None, token: bytes | None) -> bool:
     return scheme.lower() == "bearer" and hmac.compare_digest(sent, token)
 
 
-def _hide_route() -> None:
-    """Route this request as an unknown path: the app's ordinary 404, every hook as for one."""
-    request.url_rule = None
-    request.view_args = None
-    request.routing_exception = NotFound()
+def _hide_route(request_: Request) -> None:
+    """Route ``request_`` as an unknown path: the app's ordinary 404, every hook as for one."""
+    request_.url_rule = None
+    request_.view_args = None
+    request_.routing_exception = NotFound()
 
 
 def _metrics(app: Flask) -> Any:

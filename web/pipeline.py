@@ -67,7 +67,8 @@ def _auth(app: Flask, state: WebState) -> None:
 
 
 def _conditional(app: Flask, state: WebState) -> None:
-    init_conditional(app, limiter=state.limiter, version=state.version.get)
+    replays = state.replays is not None and state.replays.enabled
+    init_conditional(app, limiter=state.limiter, version=state.version.get, replays=replays)
 
 
 def _quota(app: Flask, state: WebState) -> None:

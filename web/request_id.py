@@ -3,7 +3,9 @@
 import random
 import re
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response
+
+from .context import current_g, current_request
 
 HEADER = "X-Request-ID"
 _SANE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
@@ -25,9 +27,9 @@ def init_request_id(app: Flask) -> None:
 
     @app.before_request
     def assign() -> None:
-        g.request_id = request_id_for(request.headers.get(HEADER))
+        current_g().request_id = request_id_for(current_request().headers.get(HEADER))
 
     @app.after_request
     def echo(response: Response) -> Response:
-        response.headers[HEADER] = g.get("request_id") or new_request_id()
+        response.headers[HEADER] = current_g().get("request_id") or new_request_id()
         return response

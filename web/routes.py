@@ -12,7 +12,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app
+
+from .context import current_g, current_request
 
 V = TypeVar("V", bound=Callable[..., object])
 
@@ -23,6 +25,7 @@ ErrorRenderer = Callable[[int, str, str, str | None], Response]
 POLICY_ATTRIBUTE = "route_policy"  # on a view function
 PATHS_EXTENSION = "cds.route_paths"
 NUMBERS_EXTENSION = "cds.number_params"
+DEEP_PATHS_EXTENSION = "cds.deep_paths"
 
 
 @dataclass(frozen=True)
@@ -124,14 +127,16 @@ def declared_policy(app: Flask, endpoint: str | None, path: str) -> RoutePolicy:
 
 def request_policy() -> RoutePolicy:
     """The current request's policy, worked out once per request."""
-    policy: RoutePolicy | None = g.get("route_policy")
+    globals_ = current_g()
+    policy: RoutePolicy | None = globals_.get("route_policy")
     if policy is None:
-        policy = declared_policy(current_app, request.endpoint, request.path)
+        request_ = current_request()
+        policy = declared_policy(current_app, request_.endpoint, request_.path)
         if policy.open_when is not None and policy.open_when():
             policy = replace(OPEN, render_error=policy.render_error)
         elif policy.refine is not None:
             policy = policy.refine() or policy
-        g.route_policy = policy
+        globals_.route_policy = policy
     return policy
 
 
@@ -142,3 +147,11 @@ def number_params(app: Flask) -> set[str]:
     same set object for the app's life (the replay lane holds it)."""
     names: set[str] = app.extensions.setdefault(NUMBERS_EXTENSION, set())
     return names
+
+
+def deep_paths(app: Flask) -> set[str]:
+    """The paths whose requests run deep enough to start in a fresh stack chunk
+    (web.accel.stack_chunk): the edges add theirs while the app is built. The same set object for
+    the app's life (the middleware holds it)."""
+    paths: set[str] = app.extensions.setdefault(DEEP_PATHS_EXTENSION, set())
+    return paths

@@ -10,7 +10,7 @@ an answer that read it describes that minute, and is replayed or revalidated onl
 
 from datetime import UTC, date, datetime
 
-from flask import g
+from .context import current_g
 
 
 def _read_clock() -> datetime:
@@ -19,16 +19,17 @@ def _read_clock() -> datetime:
 
 def _clock() -> datetime:
     """The instant the current request is answered at: the clock read once, on first use."""
-    read: datetime | None = g.get("clock")
+    globals_ = current_g()
+    read: datetime | None = globals_.get("clock")
     if read is None:
-        read = g.clock = _read_clock()
+        read = globals_.clock = _read_clock()
     return read
 
 
 def request_now() -> datetime:
     """The minute the current request is answered for (UTC), from the request's one clock
     reading; marks the answer as one that describes that minute."""
-    g.clock_read = True
+    current_g().clock_read = True
     return current_minute()
 
 
@@ -41,7 +42,8 @@ def current_minute() -> datetime:
 def request_today() -> date:
     """The day the current request is answered for: the server's local date at the request's
     one clock reading (as ``date.today()`` would give)."""
-    today: date | None = g.get("today")
+    globals_ = current_g()
+    today: date | None = globals_.get("today")
     if today is None:
-        today = g.today = _clock().astimezone().date()
+        today = globals_.today = _clock().astimezone().date()
     return today

@@ -14,7 +14,7 @@ from .jsonprovider import OrjsonProvider
 from .pipeline import install_pipeline, replay_declarations
 from .proxies import trust_proxies
 from .reference import init_reference
-from .routes import number_params
+from .routes import deep_paths, number_params
 from .state import WebState, make_state
 
 
@@ -32,9 +32,9 @@ def init_web(app: Flask) -> WebState:
     init_reference(app)
     init_front_page(app)
     if state.speed_tricks and FRESH_CHUNK_APPLIES:
-        # Every request Flask serves starts at the same place, a fresh stack chunk (replayed
+        # Requests to the deep paths start at the same place, a fresh stack chunk (replayed
         # reads, answered in front of it with a shallow stack, do not pay for the trampoline).
-        app.wsgi_app = FreshStackChunk(app.wsgi_app)  # type: ignore[method-assign]
+        app.wsgi_app = FreshStackChunk(app.wsgi_app, deep_paths(app))  # type: ignore[method-assign]
     if state.speed_tricks:
         _put_replay_lane_in_front(app, state)
     trust_proxies(app)  # outermost: the replay lane sees the resolved client address too

@@ -2,13 +2,13 @@
 
 from datetime import date
 
-from flask import Flask
+from flask import Flask, g
 from flask.testing import FlaskClient
 
 from models import DatasetInfo
 from service import keys
 from service.dataset import data_version
-from web.conditional import request_etag
+from web.conditional import IssuedTags, request_etag
 
 
 def _free_key(app: Flask) -> str:
@@ -170,3 +170,20 @@ def test_a_key_with_no_quota_left_gets_429_not_a_free_304(app: Flask, client: Fl
     assert client.get("/api/v1/laws/WA", headers=headers).status_code == 200
     refused = client.get("/api/v1/laws/WA", headers={**headers, "If-None-Match": f'"{tag}"'})
     assert refused.status_code == 429
+
+
+def test_issued_tags_forget_the_least_recently_sent_first() -> None:
+    issued = IssuedTags(size=2)
+    for tag in ("a", "b", "a", "c"):  # "a" sent again: "b" is now the oldest
+        issued.add(tag)
+    assert ("a" in issued, "b" in issued, "c" in issued) == (True, False, True)
+
+
+def test_without_a_replay_store_no_answer_is_marked_for_replay(make_app, api_keys: dict) -> None:
+    for cache_mb, marked in ((0, False), (8, True)):
+        app = make_app(SPEED_TRICKS=True, PAGE_CACHE_MB=cache_mb)
+        with app.test_client() as client:
+            response = client.get("/api/v1/laws/CA", headers={"X-API-Key": api_keys["free"]})
+            assert response.status_code == 200
+            assert response.headers["ETag"]
+            assert ("replay_mark" in g) is marked

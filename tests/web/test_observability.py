@@ -3,6 +3,7 @@ is served only to a scraper with the configured token, and its labels stay bound
 
 import io
 import json
+from datetime import UTC, datetime
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -57,6 +58,22 @@ def test_each_request_logs_one_json_line_without_the_key(make_app, api_keys: dic
     assert isinstance(record["key_id"], int)
     assert record["duration_ms"] >= 0
     assert record["timestamp"].endswith("Z")
+    stamp = datetime.fromisoformat(record["timestamp"].replace("Z", "+00:00"))
+    assert abs((datetime.now(UTC) - stamp).total_seconds()) < 60
+    # The line's fields in the order operators' parsers have always read them.
+    assert list(record) == [
+        "request_id",
+        "method",
+        "route",
+        "status",
+        "duration_ms",
+        "key_id",
+        "client",
+        "event",
+        "timestamp",
+        "level",
+    ]
+    assert stream.getvalue().endswith(b"}\n")
     text = stream.getvalue().decode()
     assert key not in text
     assert key[9:-4] not in text

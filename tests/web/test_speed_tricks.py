@@ -1,5 +1,7 @@
 """SPEED_TRICKS=off builds the stock app: none of web.accel's tricks is installed."""
 
+import sys
+
 from flask import Flask
 
 from web.accel.replay import ReplayLane
@@ -68,6 +70,26 @@ def test_the_trampolines_frame_is_larger_than_a_stack_chunk() -> None:
     calls = []
     body = enter(lambda environ, start: calls.append(environ) or [b"ok"], {"k": 1}, None)
     assert (list(body), calls) == ([b"ok"], [{"k": 1}])
+
+
+def test_only_the_deep_paths_take_the_trampoline(make_app) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def inner(environ: dict, start_response: object) -> list[bytes]:
+        seen.append((environ["PATH_INFO"], sys._getframe(1).f_code.co_name))
+        return [b"ok"]
+
+    chunked = FreshStackChunk(inner, {"/graphql"})
+    for path in ("/graphql", "/api/v1/laws/CA", "/graphql/schema.graphql"):
+        assert list(chunked({"PATH_INFO": path}, None)) == [b"ok"]
+    assert seen == [
+        ("/graphql", "enter"),  # called from the trampoline's large frame
+        ("/api/v1/laws/CA", "__call__"),
+        ("/graphql/schema.graphql", "__call__"),
+    ]
+    if FRESH_CHUNK_APPLIES:  # the app's own middleware knows the GraphQL endpoint as deep
+        app: Flask = make_app(SPEED_TRICKS=True)
+        assert app.wsgi_app._app.paths == {"/graphql"}
 
 
 def test_with_speed_tricks_off_requests_enter_flask_directly(make_app) -> None:

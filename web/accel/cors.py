@@ -11,7 +11,9 @@ flask-cors itself.
 from collections.abc import Callable
 from typing import cast
 
-from flask import Flask, Response, request
+from flask import Flask, Response
+
+from web.context import current_request
 
 PRIVATE_API = ("flask_cors.extension.make_after_request_function",)
 HOOK_NAME = "cors_after_request"
@@ -34,15 +36,17 @@ def remember_cors_headers(app: Flask) -> None:
     known: dict[tuple[str, str | None], list[tuple[str, str]]] = {}
 
     def cors_headers(response: Response) -> Response:
-        rule = request.url_rule
+        request_ = current_request()
+        rule = request_.url_rule
+        headers = request_.headers
         if (
             rule is None
-            or request.method == "OPTIONS"
-            or PRIVATE_NETWORK_REQUEST in request.headers
+            or request_.method == "OPTIONS"
+            or PRIVATE_NETWORK_REQUEST in headers
             or ALLOW_ORIGIN in response.headers
         ):
             return original(response)
-        key = (rule.rule, request.headers.get("Origin"))
+        key = (rule.rule, headers.get("Origin"))
         added = known.get(key)
         if added is None:
             blank = Response()

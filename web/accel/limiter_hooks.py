@@ -13,9 +13,10 @@ filled. Each is wrapped so that a charged request skips it; every other request 
 from collections.abc import Callable
 from typing import Any
 
-from flask import Flask, g
+from flask import Flask
 from flask_limiter import Limiter
 
+from web.context import current_g
 from web.limits import CHARGED
 
 PRIVATE_API = (
@@ -53,7 +54,7 @@ def _unless_charged(
         return
 
     def skipped_when_charged(*args: Any) -> Any:
-        if g.get(CHARGED) is not None:
+        if current_g().get(CHARGED) is not None:
             return args[0] if passes_response else None
         return original(*args)
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from math import floor, inf
 
 from cachetools import LRUCache
-from flask import Flask, Response, g
+from flask import Flask, Response
 from flask_limiter import Limiter
 from limits import RateLimitItem
 from limits.storage import RedisStorage
@@ -22,6 +22,7 @@ from limits.strategies import SlidingWindowCounterRateLimiter
 from redis.commands.core import Script
 
 from service.keys import KeyIdentity
+from web.context import current_g
 from web.limits import CHARGED, is_metered, quota_item, reset_second
 
 LEASE_SECONDS = 0.05  # a lease covers about this much of a key's traffic on one worker
@@ -305,11 +306,12 @@ def init_quota(app: Flask, quota: Quota) -> None:
     @app.before_request
     def charge() -> None:
         if is_metered():
-            setattr(g, CHARGED, quota.charge(g.api_key))
+            globals_ = current_g()
+            setattr(globals_, CHARGED, quota.charge(globals_.api_key))
 
     @app.after_request
     def quota_headers(response: Response) -> Response:
-        state: QuotaState | None = g.get(CHARGED)
+        state: QuotaState | None = current_g().get(CHARGED)
         if state is not None:
             for name, value in state.headers():
                 response.headers[name] = value

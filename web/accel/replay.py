@@ -23,12 +23,14 @@ from datetime import date
 from typing import Any
 
 import orjson
-from flask import Flask, Response, g, request
+from flask import Flask, Response
+from flask import Request as FlaskRequest
 from werkzeug.wrappers import Request
 
 from service import keys
 from web.auth import key_presented_in, params_without_key
 from web.caching import Expiring, KeyCache, PageCache, cache_key
+from web.context import current_g, current_request
 from web.observability import RequestRecord, RequestRecorder
 from web.replay import Replay, ReplayMark, ReplayTreatment
 from web.request_id import HEADER as REQUEST_ID_HEADER
@@ -122,34 +124,35 @@ def init_replay_store(app: Flask, cache: PageCache[StoredResponse]) -> None:
 
     @app.after_request
     def store_for_replay(response: Response) -> Response:
-        mark: ReplayMark | None = g.get("replay_mark")
+        globals_ = current_g()
+        mark: ReplayMark | None = globals_.get("replay_mark")
+        if mark is None or not cache.enabled or response.status_code != 200:
+            return response
+        request_ = current_request()
         if (
-            mark is None
-            or not cache.enabled
-            or response.status_code != 200
-            or response.is_streamed
-            or request.method not in REPLAY_METHODS
-            or request.url_rule is None
+            response.is_streamed
+            or request_.method not in REPLAY_METHODS
+            or request_.url_rule is None
         ):
             return response
-        stored = _stored(response, mark)
-        if stored is not None and g.get("clock_read"):
+        stored = _stored(request_, response, mark)
+        if stored is not None and globals_.get("clock_read"):
             stored = replace(stored, until=request_now().timestamp() + 60)
         if stored is not None:
-            body = request.get_data(cache=True) if request.method == "POST" else b""
-            key = replay_key(request, mark.version, mark.day, body, number_params(app))
+            body = request_.get_data(cache=True) if request_.method == "POST" else b""
+            key = replay_key(request_, mark.version, mark.day, body, number_params(app))
             cache.put(key, stored)
         return response
 
 
-def _stored(response: Response, mark: ReplayMark) -> StoredResponse | None:
+def _stored(request_: FlaskRequest, response: Response, mark: ReplayMark) -> StoredResponse | None:
     headers = tuple(
         (name, value)
         for name, value in response.headers.items()
         if name.lower() not in VOLATILE_HEADERS
     )
     body = response.get_data()
-    route = request.url_rule.rule if request.url_rule else ""
+    route = request_.url_rule.rule if request_.url_rule else ""
     if mark.quota_in_body is None:
         return StoredResponse(route, headers, body, units=mark.units)
     if response.headers.get("Content-Encoding"):

@@ -6,10 +6,12 @@ loop that crosses a chunk boundary then maps and unmaps a chunk on every call, a
 request's loops cross one depends only on how deep the server's own frames sit. Calling the app
 from a frame larger than a chunk gives that frame a chunk of its own and starts the app's frames
 in a fresh one: the same headroom on every request (docs/performance.md has the measurements).
+Mapping that chunk costs a request some tens of microseconds, so only the paths whose requests
+run deep (the edges name them in web.routes.deep_paths: the GraphQL endpoint) take the trampoline.
 """
 
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 PRIVATE_API: tuple[str, ...] = ()
@@ -37,13 +39,17 @@ def _make_trampoline() -> Callable[[WsgiApp, dict[str, Any], Callable[..., Any]]
 
 
 class FreshStackChunk:
-    """WSGI middleware: call ``app`` from the base of a fresh data-stack chunk."""
+    """WSGI middleware: call ``app`` from the base of a fresh data-stack chunk for requests to
+    ``paths`` (a set the app may still add to); other requests go to ``app`` directly."""
 
-    def __init__(self, app: WsgiApp) -> None:
+    def __init__(self, app: WsgiApp, paths: Collection[str]) -> None:
         self.app = app
+        self.paths = paths
         self._enter = _make_trampoline()
 
     def __call__(
         self, environ: dict[str, Any], start_response: Callable[..., Any]
     ) -> Iterable[bytes]:
-        return self._enter(self.app, environ, start_response)
+        if environ.get("PATH_INFO") in self.paths:
+            return self._enter(self.app, environ, start_response)
+        return self.app(environ, start_response)
