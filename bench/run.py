@@ -313,8 +313,8 @@ def _measure_backend(
     """Every case in each mode (two workers, quotas in Redis), plus the quota case with one
     worker on each limiter storage; with ``mixed`` (build_trace's keywords) the mixed traffic
     in each mode too; with ``lists`` (the same keywords) the trace's strains lists in each mode.
-    Then the lean app with the cold mode's settings: its cases of LEAN_CASES and, with
-    ``lists``, the strains lists."""
+    And the lean app with the cold mode's settings, right after the cold mode (else last): its
+    cases of LEAN_CASES and, with ``lists``, the strains lists."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
@@ -330,7 +330,9 @@ def _measure_backend(
             trace_file = _trace_file(workdir / f"trace-{backend}.tsv", trace)
             listed = strains_lists(trace)
             listed_file = _trace_file(workdir / f"trace-{backend}-strains.tsv", listed)
+        sub_trace = (listed, listed_file) if lists is not None else None
         lean_cases = [c for c in cases if c[0] in LEAN_CASES]
+        lean_measured = False
         storages = _storages()
         runs = [(mode, DEFAULT_STORE, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
@@ -351,24 +353,42 @@ def _measure_backend(
             if lists is not None and not one_worker:
                 found = _measure_lists(env, key, listed, listed_file, load, f"{backend} {mode}")
                 rows.append((MIXED_STRAINS, backend, mode, store, found))
-        if lean_cases or lists is not None:
-            env = {"DATABASE_URL": url, **storages[DEFAULT_STORE], **MODES["cold"]}
-            app = Gunicorn(env, app=LEAN_APP)
-            try:
-                app.wait_ready(LEAN_READY, key)
-                for case, path, body in lean_cases:
-                    url = f"http://127.0.0.1:{app.port}{path}"
-                    result = _measure(url, key=key, body=body, load=load)
-                    rows.append((case, backend, LEAN_MODE, DEFAULT_STORE, result))
-                if lists is not None:
-                    label = f"{MIXED_STRAINS} {backend} {LEAN_MODE}"
-                    found = _steady(app, key, listed, listed_file, load, label, cold=True)
-                    rows.append((MIXED_STRAINS, backend, LEAN_MODE, DEFAULT_STORE, found))
-            finally:
-                app.stop()
+            # The lean app right after the cold mode it is compared with (or after every mode).
+            if mode == "cold" and (lean_cases or sub_trace):
+                rows += _measure_lean(url, key, lean_cases, sub_trace, load, backend)
+                lean_measured = True
+        if not lean_measured and (lean_cases or sub_trace):
+            rows += _measure_lean(url, key, lean_cases, sub_trace, load, backend)
     finally:
         if cleanup:
             _drop_postgres(*cleanup)
+    return rows
+
+
+def _measure_lean(
+    url: str,
+    key: str,
+    cases: list[tuple],
+    sub_trace: tuple[list["Request"], Path] | None,
+    load: dict,
+    backend: str,
+) -> list[tuple]:
+    """The lean app (bench/lean.py) on the database at ``url`` with the cold mode's settings:
+    ``cases``, then the strains-list ``sub_trace`` (its requests and their file) cycled STEADY."""
+    env = {"DATABASE_URL": url, **_storages()[DEFAULT_STORE], **MODES["cold"]}
+    rows = []
+    app = Gunicorn(env, app=LEAN_APP)
+    try:
+        app.wait_ready(LEAN_READY, key)
+        for case, path, body in cases:
+            found = _measure(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, load=load)
+            rows.append((case, backend, LEAN_MODE, DEFAULT_STORE, found))
+        if sub_trace is not None:
+            label = f"{MIXED_STRAINS} {backend} {LEAN_MODE}"
+            found = _steady(app, key, *sub_trace, load, label, cold=True)
+            rows.append((MIXED_STRAINS, backend, LEAN_MODE, DEFAULT_STORE, found))
+    finally:
+        app.stop()
     return rows
 
 
