@@ -15,6 +15,12 @@ measures STEADY cycling for --seconds (after a warm-up of six passes over the tr
 cold, at most 90 s) and, on a freshly started server, a
 FIRST PASS: exactly one walk over the trace, the wrk threads splitting it. --no-new leaves out
 the requests of traffic.NEW_FEATURES.
+
+Beside the service, each backend's run serves bench/lean.py (the lean app: the same answers
+byte for byte over a minimal platform) in the cold mode's settings and measures on it the cases
+of LEAN_CASES and the "mixed, strains lists" sub-trace: the trace's GET /api/v1/strains lists,
+in its order, cycled STEADY as mixed traffic is (on the service in each mode too). The targets
+section gives the service's ratio to the lean app for each.
 """
 
 import argparse
@@ -35,6 +41,7 @@ from datetime import date
 from http.client import HTTPConnection
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.request import Request as UrlRequest
 from urllib.request import urlopen
 
 from sqlalchemy import create_engine, make_url
@@ -88,6 +95,14 @@ FIRST_PASS_LIMIT = 300  # seconds; a first pass still running then is cut short 
 STEADY_WARMUP_PASSES = 6  # passes over the trace before steady cycling is measured (warm)
 COLD_WARMUP_PASSES = 2  # the same, cold
 STEADY_WARMUP_LIMIT = 90  # seconds: the most that warm-up may take
+# The lean reference app (bench/lean.py), the cases it serves, its rows' mode, and the sub-trace
+# of mixed traffic it serves: the trace's strains lists (a case of its own for --cases).
+LEAN_APP = "lean:app"
+LEAN_CASES = ("strains list (filters)", "laws")
+LEAN_MODE = "lean"
+MIXED_STRAINS = "mixed, strains lists"
+STRAINS_PATH = "/api/v1/strains"
+LEAN_READY = "/api/v1/laws/CA"  # the lean app answers keyed requests only
 
 
 def _free_port() -> int:
@@ -116,11 +131,13 @@ class Gunicorn:
             command, cwd=ROOT, env=full_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
 
-    def wait_ready(self, path: str) -> None:
+    def wait_ready(self, path: str, key: str | None = None) -> None:
         deadline = time.monotonic() + 30
+        headers = {"X-API-Key": key} if key else {}
         while time.monotonic() < deadline:
             try:
-                with urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2):
+                ready = UrlRequest(f"http://127.0.0.1:{self.port}{path}", headers=headers)
+                with urlopen(ready, timeout=2):
                     return
             except OSError:
                 time.sleep(0.1)
@@ -291,10 +308,13 @@ def _measure_backend(
     modes: list[str],
     cases: list[tuple],
     mixed: dict | None = None,
+    lists: dict | None = None,
 ) -> list[tuple]:
     """Every case in each mode (two workers, quotas in Redis), plus the quota case with one
     worker on each limiter storage; with ``mixed`` (build_trace's keywords) the mixed traffic
-    in each mode too."""
+    in each mode too; with ``lists`` (the same keywords) the trace's strains lists in each mode.
+    And the lean app with the cold mode's settings, right after the cold mode (else last): its
+    cases of LEAN_CASES and, with ``lists``, the strains lists."""
     cleanup = None
     if backend == "sqlite":
         url = f"sqlite:///{workdir / 'bench.db'}"
@@ -305,10 +325,14 @@ def _measure_backend(
     rows = []
     try:
         key = _seeded(url)
-        if mixed is not None:
-            trace = _trace(url, backend, mixed)
-            trace_file = workdir / f"trace-{backend}.tsv"
-            trace_file.write_text("".join(f"{r.method}\t{r.path}\t{r.body or ''}\n" for r in trace))
+        if mixed is not None or lists is not None:
+            trace = _trace(url, backend, mixed or lists)
+            trace_file = _trace_file(workdir / f"trace-{backend}.tsv", trace)
+            listed = strains_lists(trace)
+            listed_file = _trace_file(workdir / f"trace-{backend}-strains.tsv", listed)
+        sub_trace = (listed, listed_file) if lists is not None else None
+        lean_cases = [c for c in cases if c[0] in LEAN_CASES]
+        lean_measured = False
         storages = _storages()
         runs = [(mode, DEFAULT_STORE, cases) for mode in modes]
         if "warm" in modes and any(c[0] == QUOTA_CASE for c in cases):
@@ -326,9 +350,45 @@ def _measure_backend(
             if mixed is not None and not one_worker:
                 found = _measure_mixed(env, key, trace, trace_file, load, f"{backend} {mode}")
                 rows += [(case, backend, mode, store, result) for case, result in found]
+            if lists is not None and not one_worker:
+                found = _measure_lists(env, key, listed, listed_file, load, f"{backend} {mode}")
+                rows.append((MIXED_STRAINS, backend, mode, store, found))
+            # The lean app right after the cold mode it is compared with (or after every mode).
+            if mode == "cold" and (lean_cases or sub_trace):
+                rows += _measure_lean(url, key, lean_cases, sub_trace, load, backend)
+                lean_measured = True
+        if not lean_measured and (lean_cases or sub_trace):
+            rows += _measure_lean(url, key, lean_cases, sub_trace, load, backend)
     finally:
         if cleanup:
             _drop_postgres(*cleanup)
+    return rows
+
+
+def _measure_lean(
+    url: str,
+    key: str,
+    cases: list[tuple],
+    sub_trace: tuple[list["Request"], Path] | None,
+    load: dict,
+    backend: str,
+) -> list[tuple]:
+    """The lean app (bench/lean.py) on the database at ``url`` with the cold mode's settings:
+    ``cases``, then the strains-list ``sub_trace`` (its requests and their file) cycled STEADY."""
+    env = {"DATABASE_URL": url, **_storages()[DEFAULT_STORE], **MODES["cold"]}
+    rows = []
+    app = Gunicorn(env, app=LEAN_APP)
+    try:
+        app.wait_ready(LEAN_READY, key)
+        for case, path, body in cases:
+            found = _measure(f"http://127.0.0.1:{app.port}{path}", key=key, body=body, load=load)
+            rows.append((case, backend, LEAN_MODE, DEFAULT_STORE, found))
+        if sub_trace is not None:
+            label = f"{MIXED_STRAINS} {backend} {LEAN_MODE}"
+            found = _steady(app, key, *sub_trace, load, label, cold=True)
+            rows.append((MIXED_STRAINS, backend, LEAN_MODE, DEFAULT_STORE, found))
+    finally:
+        app.stop()
     return rows
 
 
@@ -345,6 +405,17 @@ def _measure_cases(
         ]
     finally:
         app.stop()
+
+
+def _trace_file(path: Path, trace: list["Request"]) -> Path:
+    """``trace`` written for bench/mixed.lua: METHOD, PATH and BODY a line, tab-separated."""
+    path.write_text("".join(f"{r.method}\t{r.path}\t{r.body or ''}\n" for r in trace))
+    return path
+
+
+def strains_lists(trace: list["Request"]) -> list["Request"]:
+    """The trace's GET /api/v1/strains lists (not /strains/{slug}), in order, repeats kept."""
+    return [r for r in trace if r.method == "GET" and r.path.partition("?")[0] == STRAINS_PATH]
 
 
 def _trace(url: str, backend: str, settings: dict) -> list["Request"]:
@@ -374,19 +445,8 @@ def _measure_mixed(
     app = Gunicorn(env)
     try:
         app.wait_ready("/health")
-        _check_replay(app.port, key, list(dict.fromkeys(trace)), label)
-        url = f"http://127.0.0.1:{app.port}/"
-        # Steady means every worker has met every request of the trace: each of the two
-        # workers gets a share of the connections, so a request seen once a pass reaches a
-        # given worker about every other pass. The warm-up cycles for STEADY_WARMUP_PASSES
-        # warm (the replay store and page cache fill) and COLD_WARMUP_PASSES cold (each
-        # worker's connection prepares a statement on its second run, models.db, and the
-        # trace's statements are far fewer than its requests).
         cold = env.get("PAGE_CACHE_MB") == "0"
-        passes = COLD_WARMUP_PASSES if cold else STEADY_WARMUP_PASSES
-        seconds = passes * len(trace) / _rough_rps(url, key, [*lua, "cycle"])
-        steady_load = {**load, "warmup": min(math.ceil(seconds), STEADY_WARMUP_LIMIT)}
-        steady = _measure(url, key=key, body=None, load=steady_load, lua=[*lua, "cycle"])
+        steady = _steady(app, key, trace, trace_file, load, f"{MIXED_CASE} {label}", cold=cold)
     finally:
         app.stop()
     app = Gunicorn(env)
@@ -399,6 +459,46 @@ def _measure_mixed(
     if first["requests"] < len(trace):
         print(f"{label}: first pass cut short at {first['requests']} of {len(trace)} requests")
     return [(MIXED_FIRST, first), (MIXED_STEADY, steady)]
+
+
+def _measure_lists(
+    env: dict[str, str], key: str, trace: list["Request"], trace_file: Path, load: dict, label: str
+) -> dict:
+    """The strains-list sub-trace cycled STEADY on the service, as mixed traffic is."""
+    app = Gunicorn(env)
+    try:
+        app.wait_ready("/health")
+        cold = env.get("PAGE_CACHE_MB") == "0"
+        return _steady(app, key, trace, trace_file, load, f"{MIXED_STRAINS} {label}", cold=cold)
+    finally:
+        app.stop()
+
+
+def _steady(
+    app: Gunicorn,
+    key: str,
+    trace: list["Request"],
+    trace_file: Path,
+    load: dict,
+    label: str,
+    *,
+    cold: bool,
+) -> dict:
+    """The distinct requests of ``trace`` replayed once on ``app`` (all must answer 200), then
+    the trace cycled through bench/mixed.lua after a warm-up of a few passes."""
+    lua = [str(MIXED_SCRIPT), str(trace_file), str(WRK_THREADS)]
+    _check_replay(app.port, key, list(dict.fromkeys(trace)), label)
+    url = f"http://127.0.0.1:{app.port}/"
+    # Steady means every worker has met every request of the trace: each of the two
+    # workers gets a share of the connections, so a request seen once a pass reaches a
+    # given worker about every other pass. The warm-up cycles for STEADY_WARMUP_PASSES
+    # warm (the replay store and page cache fill) and COLD_WARMUP_PASSES cold (each
+    # worker's connection prepares a statement on its second run, models.db, and the
+    # trace's statements are far fewer than its requests).
+    passes = COLD_WARMUP_PASSES if cold else STEADY_WARMUP_PASSES
+    seconds = passes * len(trace) / _rough_rps(url, key, [*lua, "cycle"])
+    steady_load = {**load, "warmup": min(math.ceil(seconds), STEADY_WARMUP_LIMIT)}
+    return _measure(url, key=key, body=None, load=steady_load, lua=[*lua, "cycle"])
 
 
 def _rough_rps(url: str, key: str, lua: list[str]) -> float:
@@ -434,9 +534,7 @@ def _check_replay(port: int, key: str, requests: list["Request"], label: str) ->
     finally:
         connection.close()
     summary = ", ".join(f"{count} x {status}" for status, count in sorted(counts.items()))
-    print(
-        f"{MIXED_CASE} {label}: {len(requests)} distinct requests replayed: {summary}", flush=True
-    )
+    print(f"{label}: {len(requests)} distinct requests replayed: {summary}", flush=True)
     if failures:
         sys.exit(
             "\n".join(
@@ -512,6 +610,24 @@ def _targets(
                     else f"{head}{near / ceiling:.0%} of bare ({goal})"
                 )
         lines += _mixed_targets(rows, backend, traced_ceiling or ceiling)
+        lines += _lean_targets(rows, backend)
+    return lines
+
+
+def _lean_targets(rows: list[tuple], backend: str) -> list[str]:
+    """The service's req/s over the lean app's, for each case the lean app serves (cold) and
+    the strains-list sub-trace (cold and warm)."""
+    compared = [(case, "cold") for case in LEAN_CASES]
+    compared += [(MIXED_STRAINS, "cold"), (MIXED_STRAINS, "warm")]
+    lines = []
+    for case, mode in compared:
+        service = _rps(rows, case, backend, mode, DEFAULT_STORE)
+        lean = _rps(rows, case, backend, LEAN_MODE, DEFAULT_STORE)
+        head = f"{backend:<9}{case} {mode}: "
+        if service is None or lean is None:
+            lines.append(f"{head}not measured beside the lean app (for information)")
+        else:
+            lines.append(f"{head}{service / lean:.2f}x the lean app (for information)")
     return lines
 
 
@@ -556,6 +672,9 @@ def main() -> None:
     mixed = {"new_features": args.new}
     if wanted and not any(word in MIXED_CASE for word in wanted):
         mixed = None
+    lists = {"new_features": args.new}
+    if wanted and not any(word in MIXED_STRAINS for word in wanted):
+        lists = None
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed (apt-get install wrk)")
     load = {"seconds": args.seconds, "warmup": args.warmup, "connections": args.connections}
@@ -569,7 +688,7 @@ def main() -> None:
     traced = [_bare(load, traced=workdir)] if mixed is not None else []
     rows = []
     for backend in backends:
-        rows += _measure_backend(backend, workdir, load, modes, cases, mixed)
+        rows += _measure_backend(backend, workdir, load, modes, cases, mixed, lists)
     after = _bare(load)
     traced += [_bare(load, traced=workdir)] if mixed is not None else []
     ceiling = (before["rps"] + after["rps"]) / 2

@@ -95,3 +95,51 @@ def test_open_now_and_mixed_traffic_have_their_target_lines(bench) -> None:
         "steady 80% of bare (target >= 75%); first pass 45% of bare (for information)"
     )
     assert "steady 28% of bare (target >= 25%)" in _line(lines, "mixed traffic cold")
+
+
+def test_the_lean_app_lines_give_the_services_ratio_to_it(bench) -> None:
+    rows = [
+        _row("laws", "cold", 820),
+        _row("laws", bench.LEAN_MODE, 1000),
+        _row(bench.QUOTA_CASE, "cold", 900),
+        _row(bench.QUOTA_CASE, bench.LEAN_MODE, 1200),
+        _row(bench.MIXED_STRAINS, "cold", 600),
+        _row(bench.MIXED_STRAINS, "warm", 1500),
+        _row(bench.MIXED_STRAINS, bench.LEAN_MODE, 1000),
+    ]
+    lines = bench._targets(rows, ["sqlite"], ceiling=4000)
+
+    assert _line(lines, "laws cold") == "sqlite   laws cold: 0.82x the lean app (for information)"
+    assert _line(lines, f"{bench.QUOTA_CASE} cold").endswith("0.75x the lean app (for information)")
+    assert _line(lines, f"{bench.MIXED_STRAINS} cold").endswith(
+        "0.60x the lean app (for information)"
+    )
+    assert _line(lines, f"{bench.MIXED_STRAINS} warm").endswith(
+        "1.50x the lean app (for information)"
+    )
+    # The lean app's rows are no mode of the service's: the list targets do not read them.
+    assert "not measured" in _line(lines, "REST list pages warm")
+
+
+def test_without_the_lean_app_its_lines_say_not_measured(bench) -> None:
+    lines = bench._targets([_row("laws", "cold", 820)], ["sqlite"], ceiling=4000)
+
+    assert _line(lines, "laws cold") == (
+        "sqlite   laws cold: not measured beside the lean app (for information)"
+    )
+    assert "not measured" in _line(lines, f"{bench.MIXED_STRAINS} warm")
+
+
+def test_the_strains_sub_trace_keeps_the_lists_in_order(bench) -> None:
+    from collections import namedtuple
+
+    request = namedtuple("Request", "method path body")
+    trace = [
+        request("GET", "/api/v1/strains?type=hybrid", None),
+        request("GET", "/api/v1/strains/blue-dream", None),
+        request("POST", "/graphql", "{}"),
+        request("GET", "/api/v1/strains", None),
+        request("GET", "/api/v1/strains?type=hybrid", None),
+        request("GET", "/api/v1/strains/blue-dream/dispensaries?limit=5", None),
+    ]
+    assert bench.strains_lists(trace) == [trace[0], trace[3], trace[4]]
