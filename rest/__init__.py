@@ -22,6 +22,7 @@ from . import (  # noqa: F401  (routes)
     usage,
 )
 from .accel.dumping import compile_dumps
+from .accel.views import skip_documentation_wrappers
 from .blueprint import bp
 from .openapi import DOCS_PATH, OPENAPI_PATH, SWAGGER_STATIC_PATH, spec_options, swagger_assets
 from .schemas import ErrorEnvelopeSchema, Output
@@ -59,6 +60,8 @@ def init_rest(app: Flask) -> Api:
     # limit and offset in the body's meta, so nothing refers to it (an unused component).
     api.spec.components.schemas.pop("PaginationMetadata", None)
     api.register_blueprint(bp)
+    if app.config["SPEED_TRICKS"]:
+        skip_documentation_wrappers(app, f"{bp.name}.")  # views called without them
     number_params(app).update(bp.number_names)  # ETags and replay keys read them as numbers
     index.init_index(app, api.spec.to_dict()["paths"], API_PREFIX)
     app.register_blueprint(swagger_assets)

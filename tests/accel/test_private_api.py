@@ -30,6 +30,7 @@ KNOWN = {
     "graphql_schema.accel.nodes",
     "graphql_schema.accel.result_cache",
     "rest.accel.dumping",
+    "rest.accel.views",
 }
 
 
