@@ -25,6 +25,7 @@ from .accel.dumping import compile_dumps
 from .accel.views import skip_documentation_wrappers
 from .blueprint import bp
 from .openapi import DOCS_PATH, OPENAPI_PATH, SWAGGER_STATIC_PATH, spec_options, swagger_assets
+from .parser import PARSED_QUERIES_EXTENSION, ParsedQueries
 from .schemas import ErrorEnvelopeSchema, Output
 
 API_PREFIX = "/api/v1"
@@ -62,6 +63,7 @@ def init_rest(app: Flask) -> Api:
     api.register_blueprint(bp)
     if app.config["SPEED_TRICKS"]:
         skip_documentation_wrappers(app, f"{bp.name}.")  # views called without them
+        app.extensions[PARSED_QUERIES_EXTENSION] = ParsedQueries()  # query strings parsed once
     number_params(app).update(bp.number_names)  # ETags and replay keys read them as numbers
     index.init_index(app, api.spec.to_dict()["paths"], API_PREFIX)
     app.register_blueprint(swagger_assets)
