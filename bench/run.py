@@ -12,9 +12,9 @@ The "mixed traffic" case replays a trace of many distinct requests over every en
 traffic.py, Zipf-popular, seed 22) through bench/mixed.lua: each mode first replays the distinct
 requests once and exits non-zero unless every one answers 200 (GraphQL without errors), then
 measures STEADY cycling for --seconds (after a warm-up of six passes over the trace warm, two
-cold, at most 90 s) and, on a freshly started server, a
-FIRST PASS: exactly one walk over the trace, the wrk threads splitting it. --no-new leaves out
-the requests of traffic.NEW_FEATURES.
+cold, at most 90 s) and, on a freshly started server whose workers have all started and sit
+idle, a FIRST PASS: exactly one walk over the trace, the wrk threads splitting it. --no-new
+leaves out the requests of traffic.NEW_FEATURES.
 
 Beside the service, each backend's run serves bench/lean.py (the lean app: the same answers
 byte for byte over a minimal platform) in the cold mode's settings and measures on it the cases
@@ -115,12 +115,22 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
+def _cpu_ticks(pid: str) -> int:
+    """User and system CPU time of process ``pid`` in clock ticks (-1 once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return -1
+    return int(fields[11]) + int(fields[12])
+
+
 class Gunicorn:
     """gunicorn -c gunicorn.conf.py (2 sync workers unless told, its default of no gunicorn
     access log; the app's JSON request log goes to /dev/null) on a free local port."""
 
     def __init__(self, env: dict[str, str], app: str | None = None, workers: int = 2) -> None:
         self.port = _free_port()
+        self.workers = workers
         command = [str(GUNICORN), "-c", str(ROOT / "gunicorn.conf.py"), "--no-control-socket"]
         if app:
             command += ["--pythonpath", str(ROOT / "bench"), app]
@@ -142,10 +152,28 @@ class Gunicorn:
             try:
                 ready = UrlRequest(f"http://127.0.0.1:{self.port}{path}", headers=headers)
                 with urlopen(ready, timeout=2):
-                    return
+                    break
             except OSError:
                 time.sleep(0.1)
-        raise RuntimeError("gunicorn did not answer within 30 s")
+        else:
+            raise RuntimeError("gunicorn did not answer within 30 s")
+        self._wait_workers_idle(deadline)
+
+    def _wait_workers_idle(self, deadline: float) -> None:
+        """Until every worker has started and sits idle (its CPU time still over 0.2 s): one
+        worker answers while another may still be importing the app, which a first pass would
+        otherwise wait for."""
+        previous: dict[str, int] | None = None
+        while time.monotonic() < deadline:
+            found = subprocess.run(
+                ["pgrep", "-P", str(self.process.pid)], capture_output=True, text=True
+            ).stdout.split()
+            ticks = {pid: _cpu_ticks(pid) for pid in found}
+            if len(ticks) == self.workers and ticks == previous:
+                return
+            previous = ticks
+            time.sleep(0.2)
+        raise RuntimeError("gunicorn's workers were not all idle within 30 s")
 
     def stop(self) -> None:
         self.process.terminate()
