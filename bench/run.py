@@ -98,8 +98,9 @@ STEADY_WARMUP_PASSES = 6  # passes over the trace before steady cycling is measu
 COLD_WARMUP_PASSES = 2  # the same, cold
 STEADY_WARMUP_LIMIT = 90  # seconds: the most that warm-up may take
 # First passes, each on a freshly started server; the best counts. A pass of a few hundred
-# requests lasts under a second, and on loopback with tens of thousands of sockets in TIME_WAIT
-# (sync workers close every connection) one stalled connect of a second or two can decide it.
+# requests lasts under a second, and now and then connections wait a second or two on loopback
+# (sync workers close every connection, so a run opens hundreds of thousands): one such wait can
+# decide a pass.
 FIRST_PASSES = 3
 # The lean reference app (bench/lean.py), the cases it serves, its rows' mode, and the sub-trace
 # of mixed traffic it serves: the trace's strains lists (a case of its own for --cases).
