@@ -2,7 +2,8 @@
 
 Every attribute read through Flask's ``request`` and ``g`` proxies looks the request context up
 again (about as dear as the rest of a small hook); a hook that reads several binds the objects
-once with these.
+once with these. ``_get_current_object()`` is how Flask's documentation says to reach the object
+behind a proxy.
 """
 
 from typing import cast
