@@ -2,8 +2,6 @@
 speed tricks on, a query string already parsed for the same arguments and data version is not
 parsed again (:class:`ParsedQueries`)."""
 
-import threading
-from collections import OrderedDict
 from typing import Any, NoReturn
 
 from flask import Request, current_app
@@ -12,35 +10,21 @@ from webargs.fields import DelimitedList
 from webargs.flaskparser import FlaskParser
 
 from service.errors import InvalidParameter
+from web.caching import RecentlyUsed
 from web.state import web_state
 
 PARSED_QUERIES_EXTENSION = "cds.parsed_queries"
 PARSED_QUERIES = 4096  # (arguments, query string) pairs remembered per worker
 
 
-class ParsedQueries:
-    """What each query string parsed to, per arguments schema and data version, the least
-    recently used forgotten first. Sound because the parse reads nothing but the query string
-    (and the data, through the version) and gives frozen filter and page objects; refusals are
-    never kept."""
+class ParsedQueries(RecentlyUsed[tuple[int, Schema, bytes], Any]):
+    """What each query string parsed to, by (data version, arguments schema, query string), the
+    least recently used forgotten first. Sound because the parse reads nothing but the query
+    string (and the data, through the version) and gives frozen filter and page objects;
+    refusals are never kept."""
 
     def __init__(self, size: int = PARSED_QUERIES) -> None:
-        self._parsed: OrderedDict[tuple[int, Schema, bytes], Any] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, Schema, bytes]) -> Any:
-        with self._lock:
-            found = self._parsed.get(key)
-            if found is not None:
-                self._parsed.move_to_end(key)
-            return found
-
-    def put(self, key: tuple[int, Schema, bytes], parsed: Any) -> None:
-        with self._lock:
-            self._parsed[key] = parsed
-            if len(self._parsed) > self._size:
-                self._parsed.popitem(last=False)
+        super().__init__(size)
 
 
 class QueryParser(FlaskParser):

@@ -14,7 +14,8 @@ All are thread-safe (gthread workers) and per process: nothing is shared between
 import hashlib
 import threading
 import time
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
 
 from cachetools import LRUCache, TTLCache
@@ -22,6 +23,7 @@ from cachetools import LRUCache, TTLCache
 from service.keys import KeyIdentity
 
 T = TypeVar("T")
+K = TypeVar("K", bound=Hashable)
 
 MAX_KEYS = 10_000  # distinct live keys remembered per worker
 # The builtin len, typed to take any value: the default size of a PageCache value.
@@ -63,6 +65,31 @@ class KeyCache:
         with self._lock:
             self._entries[key_hash] = identity
         return identity
+
+
+class RecentlyUsed(Generic[K, T]):
+    """At most ``size`` values by key, the least recently read or written first out. An
+    OrderedDict under a lock: request hooks use it, where cachetools' LRUCache would cost
+    microseconds a call."""
+
+    def __init__(self, size: int) -> None:
+        self._entries: OrderedDict[K, T] = OrderedDict()
+        self._size = size
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> T | None:
+        with self._lock:
+            found = self._entries.get(key)
+            if found is not None:
+                self._entries.move_to_end(key)
+            return found
+
+    def put(self, key: K, value: T) -> None:
+        with self._lock:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            if len(self._entries) > self._size:
+                self._entries.popitem(last=False)
 
 
 class Expiring(Generic[T]):

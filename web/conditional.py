@@ -5,8 +5,6 @@ What the tag is made of, and when a 304 is free or charged like the 200: docs/ar
 tagged 200 may also be replayed (web.replay).
 """
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Collection
 from datetime import date, datetime
 
@@ -14,7 +12,7 @@ from flask import Flask, Request, Response, current_app
 from flask_limiter import Limiter
 
 from .auth import params_without_key
-from .caching import cache_key
+from .caching import RecentlyUsed, cache_key
 from .context import current_g, current_request
 from .limits import held_units, quota_headers
 from .replay import mark_replayable
@@ -55,25 +53,18 @@ def _matching(request_: Request, tag: str) -> str | None:
 ISSUED_TAGS = 65_536  # tags remembered per worker (about 8 MiB at most)
 
 
-class IssuedTags:
-    """The tags this worker has sent on 200 responses; the least recently sent go first once
-    there are ``size`` of them."""
+class IssuedTags(RecentlyUsed[str, bool]):
+    """The tags this worker has sent on 200 responses; the least recently sent or matched go
+    first once there are ``size`` of them."""
 
     def __init__(self, size: int = ISSUED_TAGS) -> None:
-        self._tags: OrderedDict[str, None] = OrderedDict()
-        self._size = size
-        self._lock = threading.Lock()
+        super().__init__(size)
 
     def add(self, tag: str) -> None:
-        with self._lock:
-            self._tags[tag] = None
-            self._tags.move_to_end(tag)
-            if len(self._tags) > self._size:
-                self._tags.popitem(last=False)
+        self.put(tag, True)
 
     def __contains__(self, tag: str) -> bool:
-        with self._lock:
-            return tag in self._tags
+        return self.get(tag) is not None
 
 
 def _cache_control() -> str:
