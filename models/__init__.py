@@ -8,6 +8,7 @@ DDL for ``create_all``. Imports sqlalchemy, orjson, psycopg and the stdlib only,
 
 from .api_key import ApiKey
 from .base import Base
+from .change import Change, FeedState
 from .dataset import DatasetInfo
 from .deal import Deal
 from .dispensary import (
@@ -25,12 +26,14 @@ from .strain import Strain, StrainEffect, StrainFlavor, StrainTerpene
 __all__ = [
     "ApiKey",
     "Base",
+    "Change",
     "DatasetInfo",
     "Deal",
     "Dispensary",
     "DispensaryOpenSpan",
     "DispensaryTimeZone",
     "Doctor",
+    "FeedState",
     "Law",
     "MenuItem",
     "Review",

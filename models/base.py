@@ -20,15 +20,24 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def stamp_now() -> datetime:
+    """The current time as a change stamp: UTC, cut to the millisecond the API shows, so a
+    stamp read back from the API and sent as ``updated_since`` matches it exactly."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
 class Timestamped:
-    """Mixin giving every row an ``updated_at`` stamp."""
+    """Mixin giving every row an ``updated_at`` stamp. For the served objects (strains,
+    dispensaries, deals, doctors, laws) it is the instant anything the object shows last changed:
+    loads set it from the change log (models.change), never from the clock alone."""
 
     updated_at: Mapped[datetime] = mapped_column(
-        DateTime(timezone=True), default=utcnow, onupdate=utcnow
+        DateTime(timezone=True), default=stamp_now, onupdate=stamp_now
     )
 
 

@@ -14,6 +14,8 @@ class Deal(Timestamped, Base):
     __table_args__ = (
         # GET /deals orders by expiry, then id, and filters out expired deals.
         Index("ix_deals_expires_id", "expires", "id"),
+        # updated_since and sort=updated_at
+        Index("ix_deals_updated_at_id", "updated_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -1,12 +1,13 @@
 """Dispensaries, their menu items and their reviews."""
 
-from datetime import date
+from datetime import date, datetime
 
 from sqlalchemy import (
     JSON,
     Boolean,
     CheckConstraint,
     Date,
+    DateTime,
     Float,
     ForeignKey,
     Index,
@@ -18,7 +19,7 @@ from sqlalchemy.ext.hybrid import hybrid_property
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from sqlalchemy.sql.elements import ColumnElement
 
-from .base import Base, Timestamped, sort_key_from_name, sort_key_type
+from .base import Base, Timestamped, sort_key_from_name, sort_key_type, stamp_now
 
 
 class Dispensary(Timestamped, Base):
@@ -35,6 +36,8 @@ class Dispensary(Timestamped, Base):
         Index("ix_dispensaries_state_city_key", "state", "city_key"),
         # GET /dispensaries?zip= : bounding-box prefilter before the distance sort.
         Index("ix_dispensaries_lat_lng", "lat", "lng"),
+        # updated_since and sort=updated_at
+        Index("ix_dispensaries_updated_at_id", "updated_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -61,6 +64,8 @@ class Dispensary(Timestamped, Base):
     hours: Mapped[dict[str, str]] = mapped_column(JSON)
     phone: Mapped[str] = mapped_column(String(20))
     website: Mapped[str] = mapped_column(String(200))
+    # When its menu (items, prices, stock) last changed; updated_at covers the menu too.
+    menu_updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=stamp_now)
 
     menu: Mapped[list["MenuItem"]] = relationship(
         order_by="MenuItem.position", cascade="all, delete-orphan", lazy="raise"

@@ -15,6 +15,8 @@ class Doctor(Timestamped, Base):
         Index("ix_doctors_sort_key_id", "sort_key", "id"),
         # GET /doctors?state=&city=
         Index("ix_doctors_state_city_key", "state", "city_key"),
+        # updated_since and sort=updated_at
+        Index("ix_doctors_updated_at_id", "updated_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

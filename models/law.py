@@ -2,7 +2,7 @@
 
 from datetime import date
 
-from sqlalchemy import JSON, Boolean, Date, Float, Integer, String, Text
+from sqlalchemy import JSON, Boolean, Date, Float, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from .base import Base, Timestamped
@@ -10,6 +10,8 @@ from .base import Base, Timestamped
 
 class Law(Timestamped, Base):
     __tablename__ = "laws"
+    # updated_since and sort=updated_at
+    __table_args__ = (Index("ix_laws_updated_at_state_code", "updated_at", "state_code"),)
 
     # GET /laws/{state}: two-letter code, upper case.
     state_code: Mapped[str] = mapped_column(String(2), primary_key=True)

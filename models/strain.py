@@ -16,6 +16,8 @@ class Strain(Timestamped, Base):
         CheckConstraint("rating >= 0 AND rating <= 5", name="rating_range"),
         # GET /strains orders by sort_key (the name, case-insensitively), then id.
         Index("ix_strains_sort_key_id", "sort_key", "id"),
+        # updated_since and sort=updated_at
+        Index("ix_strains_updated_at_id", "updated_at", "id"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
