@@ -10,14 +10,15 @@ def begin_transactional_ddl(conn: Connection) -> None:
     """Make DROP/CREATE part of the open transaction on SQLite too (PostgreSQL already is).
 
     pysqlite only opens a transaction before DML, so DDL would otherwise commit on its own and
-    a failed load would leave empty tables behind.
+    a failed load would leave empty tables behind. IMMEDIATE takes the write lock at once, so
+    two loads run one after the other rather than both reading the change log first.
     """
     if conn.dialect.name != "sqlite":
         return
     # The SQLite driver is pysqlite: its connection says whether a transaction is open.
     dbapi_connection = cast(sqlite3.Connection, conn.connection.dbapi_connection)
     if not dbapi_connection.in_transaction:
-        conn.exec_driver_sql("BEGIN")
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def advance_sequences(conn: Connection, tables: list[Table]) -> None:

@@ -28,6 +28,8 @@ class Settings:
     database_url: str
     db_connect_timeout_s: int = 3
     db_statement_timeout_ms: int = 5_000
+    # How long GET /changes keeps deletions (a cursor from before answers 410).
+    change_retention_days: int = 30
 
     @classmethod
     def from_env(
@@ -40,6 +42,7 @@ class Settings:
             database_url=url_setting(env, "DATABASE_URL", default_db, ("sqlite", "postgresql")),
             db_connect_timeout_s=positive_int(env, "DB_CONNECT_TIMEOUT_S", 3),
             db_statement_timeout_ms=positive_int(env, "DB_STATEMENT_TIMEOUT_MS", 5_000),
+            change_retention_days=positive_int(env, "CHANGE_RETENTION_DAYS", 30),
         )
 
 

@@ -111,6 +111,7 @@ def configure(app: Flask, overrides: Mapping[str, Any] | None) -> None:
         DATABASE_URL=domain.database_url,
         DB_CONNECT_TIMEOUT_S=domain.db_connect_timeout_s,
         DB_STATEMENT_TIMEOUT_MS=domain.db_statement_timeout_ms,
+        CHANGE_RETENTION_DAYS=domain.change_retention_days,
         RATELIMIT_STORAGE_URI=web.ratelimit_storage_uri,
         DOCS_URL=web.docs_url,
         LOG_LEVEL=web.log_level,

@@ -407,11 +407,13 @@ def test_database_rows_equal_the_generated_rows(loaded: Loaded) -> None:
     with loaded.engine.connect() as conn:
         for name, rows in loaded.dataset.tables().items():
             table = Base.metadata.tables[name]
-            # updated_at is the load time; a sort_key the rows do not carry (a strain's, a
-            # dispensary's, ...) is derived from the row's name by the column default. Trait
-            # rows carry their strain's, and it is compared like any other column.
+            # The stamps come from the change log (tests/service/test_change_log.py); a sort_key
+            # the rows do not carry (a strain's, a dispensary's, ...) is derived from the row's
+            # name by the column default. Trait rows carry their strain's, and it is compared
+            # like any other column.
             defaulted = "sort_key" in table.c and "sort_key" not in (rows[0] if rows else {})
-            left_out = ("updated_at", "sort_key") if defaulted else ("updated_at",)
+            stamps = ("updated_at", "menu_updated_at")
+            left_out = (*stamps, "sort_key") if defaulted else stamps
             columns = [c for c in table.c if c.name not in left_out]
             stored = conn.execute(select(*columns).order_by(*table.primary_key.columns)).all()
             keys = [c.name for c in columns]
