@@ -55,6 +55,9 @@ def _init_cli(app: Flask) -> None:
     seed = make_seed_command(lambda: app.extensions[ENGINE_EXTENSION])
     keys = make_keys_group(lambda: app.extensions[SESSIONS_EXTENSION])
     serve = make_serve_command(app)
-    for command in (seed, make_data_group(lambda: app.extensions[ENGINE_EXTENSION]), keys, serve):
+    data = make_data_group(
+        lambda: app.extensions[ENGINE_EXTENSION], lambda: app.config["CHANGE_RETENTION_DAYS"]
+    )
+    for command in (seed, data, keys, serve):
         app.cli.add_command(command)
     app.cli.add_command(make_quickstart_command(seed, keys.commands["create"], serve))

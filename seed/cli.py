@@ -6,22 +6,23 @@ needs neither Flask nor the app object.
 
 import time
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import click
-from sqlalchemy import Engine, func, inspect, select
+from sqlalchemy import Connection, Engine, inspect, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from models import DatasetInfo, Strain
+from models import Strain
 from service import keys
 from service.errors import ServiceError
 from service.vocab import KEY_TIERS
 
 from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate
-from .load import load_dataset
+from .importing.merge import MergeError, merge_dataset, stored_dataset, stored_ids
+from .load import LoadResult, apply_dataset, load_dataset
 
 SCALES = ("full", "tiny")
 REBUILD_COMMAND = ".venv/bin/flask --app app seed"
@@ -69,11 +70,14 @@ def make_seed_command(get_engine: Callable[[], Engine]) -> click.Command:
     return seed_command
 
 
-def _validate_import(path: Path, *, skip_invalid: bool) -> ImportReport:
-    """Read and check every file of ``path``; print each problem; fail unless importable."""
+def _validate_import(
+    path: Path, *, skip_invalid: bool, stored: dict[str, set[str]] | None = None
+) -> ImportReport:
+    """Read and check every file of ``path``; print each problem; fail unless importable.
+    With ``stored`` (the stored public ids), the files are checked as a merge."""
     source = read_directory(path)
     with click.progressbar(length=source.record_count, label="Validating records") as bar:
-        report = validate(source, progress=bar.update)
+        report = validate(source, progress=bar.update, stored=stored)
     issues = report.issues()
     for issue in issues:
         click.echo(str(issue), err=True)
@@ -93,22 +97,50 @@ def _validate_import(path: Path, *, skip_invalid: bool) -> ImportReport:
     return report
 
 
-def _load_import(engine: Engine, dataset: Dataset) -> dict[str, int]:
+def _load_import(
+    engine: Engine, dataset: Dataset | Callable[[Connection], Dataset], retention_days: int
+) -> LoadResult:
     """Load ``dataset`` in one transaction; on failure the previous data stays in place."""
-    total = sum(len(rows) for rows in dataset.tables().values())
     try:
-        with click.progressbar(length=total, label="Loading imported data") as bar:
-            return load_dataset(
-                engine, dataset, progress=lambda _table, n: bar.update(n), source="import"
-            )
+        return apply_dataset(
+            engine, dataset, source="import", retention=timedelta(days=retention_days)
+        )
+    except MergeError as exc:
+        for issue in exc.issues:
+            click.echo(str(issue), err=True)
+        raise click.ClickException(
+            f"{len(exc.issues)} problem(s) across records; nothing was imported."
+        ) from exc
     except SQLAlchemyError as exc:
         raise click.ClickException(
             f"loading failed and was rolled back; the previous data is still served ({exc})"
         ) from exc
 
 
-def make_data_group(get_engine: Callable[[], Engine]) -> click.Group:
-    """Return the ``data`` command group bound to the engine that ``get_engine`` yields."""
+OUTCOMES = ("inserted", "replaced", "deleted", "unchanged")
+# Change log kinds, as the command names them.
+RESOURCE_OF_KIND = {
+    "law": "laws",
+    "strain": "strains",
+    "dispensary": "dispensaries",
+    "deal": "deals",
+    "doctor": "doctors",
+}
+
+
+def _echo_changes(result: LoadResult) -> None:
+    """One line per resource: how many objects were inserted, replaced, deleted, unchanged."""
+    click.echo(f"  {'':<14}" + "".join(f"{name:>11}" for name in OUTCOMES))
+    for kind, resource in RESOURCE_OF_KIND.items():
+        counts = result.changes.get(kind, {})
+        click.echo(f"  {resource:<14}" + "".join(f"{counts.get(n, 0):>11,}" for n in OUTCOMES))
+
+
+def make_data_group(
+    get_engine: Callable[[], Engine], get_retention: Callable[[], int] = lambda: 30
+) -> click.Group:
+    """Return the ``data`` command group bound to the engine that ``get_engine`` yields and
+    the change log retention in days that ``get_retention`` yields."""
 
     @click.group("data")
     def data_group() -> None:
@@ -121,24 +153,54 @@ def make_data_group(get_engine: Callable[[], Engine]) -> click.Group:
         is_flag=True,
         help="Load the valid records, skipping invalid ones and the records that refer to them.",
     )
-    def import_command(path: Path, skip_invalid: bool) -> None:
-        """Replace the dataset with the <resource>.jsonl / <resource>.csv files in PATH.
+    @click.option(
+        "--merge",
+        is_flag=True,
+        help="Insert or replace the objects in the files (and delete those in deletions.*), "
+        "keeping every other object as stored.",
+    )
+    def import_command(path: Path, skip_invalid: bool, merge: bool) -> None:
+        """Replace the dataset with the <resource>.jsonl / <resource>.csv files in PATH, or
+        with --merge lay them over the stored data.
 
         Every record is checked first; any invalid record stops the import with nothing
-        changed (unless --skip-invalid). API keys are kept.
+        changed (unless --skip-invalid). Only objects that really change get a new stamp and
+        a change feed entry. API keys are kept.
         """
         engine = get_engine()
         started = time.perf_counter()
-        report = _validate_import(path, skip_invalid=skip_invalid)
-        counts = _load_import(engine, build_dataset(report, today=date.today()))
-        with engine.connect() as conn:
-            version = conn.scalar(select(func.max(DatasetInfo.version)))
+        if merge:
+            if database_is_empty(engine):
+                raise click.ClickException("nothing is stored to merge into; import or seed first")
+            with engine.connect() as conn:
+                stored = stored_ids(conn)
+            report = _validate_import(path, skip_invalid=skip_invalid, stored=stored)
+            result = _load_import(
+                engine,
+                lambda conn: merge_dataset(stored_dataset(conn), report),
+                get_retention(),
+            )
+        else:
+            report = _validate_import(path, skip_invalid=skip_invalid)
+            result = _load_import(
+                engine, build_dataset(report, today=date.today()), get_retention()
+            )
         elapsed = time.perf_counter() - started
-        click.echo(
-            f"Imported {path} into {engine.url.render_as_string(hide_password=True)} in "
-            f"{elapsed:.1f} s (data version {version}):"
-        )
-        for table, count in counts.items():
+        where = engine.url.render_as_string(hide_password=True)
+        verb = "Merged" if merge else "Imported"
+        if result.changed:
+            click.echo(
+                f"{verb} {path} into {where} in {elapsed:.1f} s (data version {result.version}):"
+            )
+        else:
+            click.echo(
+                f"{verb} {path} into {where} in {elapsed:.1f} s: nothing changed "
+                f"(data version {result.version} stays)."
+            )
+        _echo_changes(result)
+        if result.counts:
+            click.echo("Rows per table:")
+        for table, count in result.counts.items():
             click.echo(f"  {table:<16} {count:>7,}")
 
     return data_group

@@ -77,7 +77,7 @@ def load_dataset(
 
 def apply_dataset(
     engine: Engine,
-    dataset: Dataset,
+    dataset: Dataset | Callable[[Connection], Dataset],
     *,
     progress: Progress | None = None,
     source: str = SOURCE,
@@ -85,11 +85,17 @@ def apply_dataset(
     rebuild: bool = False,
 ) -> LoadResult:
     """Make the stored data equal ``dataset``. Without ``rebuild``, a dataset identical to the
-    stored one writes nothing (no stamp, no log entry, no new data version)."""
-    digests = dataset_digests(dataset)
+    stored one writes nothing (no stamp, no log entry, no new data version).
+
+    ``dataset`` may be a function building it from the stored data (a merge): it runs in the
+    load's transaction, after the lock, so no other load commits in between.
+    """
     with engine.begin() as conn:
         begin_transactional_ddl(conn)
         lock_log(conn)
+        if callable(dataset):
+            dataset = dataset(conn)
+        digests = dataset_digests(dataset)
         plan = plan_changes(read_log(conn), digests, stamp_now())
         if not (rebuild or plan.changed or plan.fresh):
             return LoadResult({}, plan.counts, _previous_version(conn), changed=False)

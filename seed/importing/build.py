@@ -5,6 +5,7 @@ derives are derived the same way: ``city_key`` and (when the file leaves it out)
 through ``seed.places.location_columns``, the ``sort_key`` columns by their model default, a
 menu item's ``position`` from its order within its dispensary's items, and a dispensary's
 ``rating``/``reviewCount`` (when the file leaves them out) from its reviews in the reviews file.
+The one-record builders are shared with merges (seed.importing.merge).
 """
 
 from collections import defaultdict
@@ -20,15 +21,35 @@ from .validate import ImportReport
 
 SCALE = "import"  # Dataset.scale of imported data
 TRAITS = ("effects", "flavors", "terpenes")
+TRAIT_TABLES = {
+    "effects": "strain_effects",
+    "flavors": "strain_flavors",
+    "terpenes": "strain_terpenes",
+}
 
 
 def build_dataset(report: ImportReport, *, today: date) -> Dataset:
     """The Dataset of every accepted record; ``today`` becomes its reference day."""
-    strains, traits = _strain_rows(report.accepted("strains"))
+    strains: list[Row] = []
+    traits: dict[str, list[Row]] = {name: [] for name in TRAITS}
+    for strain_id, values in enumerate(report.accepted("strains"), start=1):
+        strains.append(strain_row(values, strain_id))
+        for trait, rows in trait_rows(values, strain_id).items():
+            traits[trait].extend(rows)
     strain_ids = {row["slug"]: row["id"] for row in strains}
     reviews = report.accepted("reviews")
-    dispensaries = _dispensary_rows(report.accepted("dispensaries"), reviews)
+    ratings = review_ratings(reviews)
+    dispensaries = [
+        dispensary_row(values, shop_id, ratings.get(values["id"], []))
+        for shop_id, values in enumerate(report.accepted("dispensaries"), start=1)
+    ]
     shop_ids = {row["public_id"]: row["id"] for row in dispensaries}
+    positions: dict[int, int] = defaultdict(int)
+    menu = []
+    for item_id, values in enumerate(report.accepted("menu_items"), start=1):
+        shop_id = shop_ids[values["dispensary"]]
+        menu.append(menu_row(values, item_id, shop_id, positions[shop_id], strain_ids))
+        positions[shop_id] += 1
     return Dataset(
         seed=None,
         scale=SCALE,
@@ -39,10 +60,19 @@ def build_dataset(report: ImportReport, *, today: date) -> Dataset:
         strain_flavors=traits["flavors"],
         strain_terpenes=traits["terpenes"],
         dispensaries=dispensaries,
-        menu_items=_menu_rows(report.accepted("menu_items"), shop_ids, strain_ids),
-        reviews=_review_rows(reviews, shop_ids),
-        deals=_deal_rows(report.accepted("deals"), shop_ids),
-        doctors=_doctor_rows(report.accepted("doctors")),
+        menu_items=menu,
+        reviews=[
+            review_row(values, review_id, shop_ids[values["dispensary"]])
+            for review_id, values in enumerate(reviews, start=1)
+        ],
+        deals=[
+            deal_row(values, deal_id, shop_ids[values["dispensary"]])
+            for deal_id, values in enumerate(report.accepted("deals"), start=1)
+        ],
+        doctors=[
+            doctor_row(values, doctor_id)
+            for doctor_id, values in enumerate(report.accepted("doctors"), start=1)
+        ],
     )
 
 
@@ -51,29 +81,29 @@ def _law_rows(report: ImportReport) -> list[Row]:
     return [_law_row(record) for record in records]
 
 
-def _strain_rows(records: list[Values]) -> tuple[list[Row], dict[str, list[Row]]]:
-    strains: list[Row] = []
-    traits: dict[str, list[Row]] = {name: [] for name in TRAITS}
-    for strain_id, values in enumerate(records, start=1):
-        strains.append(
-            {
-                "id": strain_id,
-                "slug": values["slug"],
-                "name": values["name"],
-                "type": values["type"],
-                "thc": values["thc"],
-                "cbd": values["cbd"],
-                "description": values["description"],
-                "rating": values["rating"],
-                "review_count": values["reviewCount"],
-            }
-        )
-        for trait in TRAITS:
-            traits[trait].extend(
-                {"strain_id": strain_id, "name": name, "position": position}
-                for position, name in enumerate(values[trait])
-            )
-    return strains, traits
+def strain_row(values: Values, strain_id: int) -> Row:
+    return {
+        "id": strain_id,
+        "slug": values["slug"],
+        "name": values["name"],
+        "type": values["type"],
+        "thc": values["thc"],
+        "cbd": values["cbd"],
+        "description": values["description"],
+        "rating": values["rating"],
+        "review_count": values["reviewCount"],
+    }
+
+
+def trait_rows(values: Values, strain_id: int) -> dict[str, list[Row]]:
+    """A strain's effect, flavor and terpene rows, by trait."""
+    return {
+        trait: [
+            {"strain_id": strain_id, "name": name, "position": position}
+            for position, name in enumerate(values[trait])
+        ]
+        for trait in TRAITS
+    }
 
 
 def _location(values: Values) -> dict[str, str | float]:
@@ -84,103 +114,82 @@ def _location(values: Values) -> dict[str, str | float]:
     return columns
 
 
-def _review_summary(reviews: Iterable[Values]) -> dict[str, list[int]]:
+def review_ratings(reviews: Iterable[Values]) -> dict[str, list[int]]:
+    """Dispensary id -> the ratings of its reviews."""
     ratings: dict[str, list[int]] = defaultdict(list)
     for review in reviews:
         ratings[review["dispensary"]].append(review["rating"])
     return ratings
 
 
-def _dispensary_rows(records: list[Values], reviews: list[Values]) -> list[Row]:
-    ratings = _review_summary(reviews)
-    rows = []
-    for shop_id, values in enumerate(records, start=1):
-        own = ratings.get(values["id"], [])
-        rating = values["rating"]
-        if rating is None:
-            rating = round(fmean(own), 1) if own else 0.0
-        count = values["reviewCount"]
-        rows.append(
-            {
-                "id": shop_id,
-                "public_id": values["id"],
-                "name": values["name"],
-                "street": values["street"],
-                **_location(values),
-                "type": values["type"],
-                "rating": rating,
-                "review_count": len(own) if count is None else count,
-                "delivery": values["delivery"],
-                "hours": values["hours"],
-                "phone": values["phone"],
-                "website": values["website"],
-            }
-        )
-    return rows
+def dispensary_row(values: Values, shop_id: int, own: list[int]) -> Row:
+    """A dispensary's row; a rating or review count the record leaves out comes from ``own``
+    (the ratings of its reviews)."""
+    rating = values["rating"]
+    if rating is None:
+        rating = round(fmean(own), 1) if own else 0.0
+    count = values["reviewCount"]
+    return {
+        "id": shop_id,
+        "public_id": values["id"],
+        "name": values["name"],
+        "street": values["street"],
+        **_location(values),
+        "type": values["type"],
+        "rating": rating,
+        "review_count": len(own) if count is None else count,
+        "delivery": values["delivery"],
+        "hours": values["hours"],
+        "phone": values["phone"],
+        "website": values["website"],
+    }
 
 
-def _menu_rows(
-    records: list[Values], shop_ids: dict[str, int], strain_ids: dict[str, int]
-) -> list[Row]:
-    positions: dict[int, int] = defaultdict(int)
-    rows = []
-    for item_id, values in enumerate(records, start=1):
-        shop_id = shop_ids[values["dispensary"]]
-        rows.append(
-            {
-                "id": item_id,
-                "dispensary_id": shop_id,
-                "position": positions[shop_id],
-                "name": values["name"],
-                "category": values["category"],
-                "price": values["price"],
-                "unit": values["unit"],
-                "strain_id": strain_ids[values["strain"]] if values["strain"] else None,
-            }
-        )
-        positions[shop_id] += 1
-    return rows
+def menu_row(
+    values: Values, item_id: int, shop_id: int, position: int, strain_ids: dict[str, int]
+) -> Row:
+    return {
+        "id": item_id,
+        "dispensary_id": shop_id,
+        "position": position,
+        "name": values["name"],
+        "category": values["category"],
+        "price": values["price"],
+        "unit": values["unit"],
+        "strain_id": strain_ids[values["strain"]] if values["strain"] else None,
+    }
 
 
-def _review_rows(records: list[Values], shop_ids: dict[str, int]) -> list[Row]:
-    return [
-        {
-            "id": review_id,
-            "dispensary_id": shop_ids[values["dispensary"]],
-            "rating": values["rating"],
-            "text": values["text"],
-            "author": values["author"],
-            "date": date.fromisoformat(values["date"]),
-        }
-        for review_id, values in enumerate(records, start=1)
-    ]
+def review_row(values: Values, review_id: int, shop_id: int) -> Row:
+    return {
+        "id": review_id,
+        "dispensary_id": shop_id,
+        "rating": values["rating"],
+        "text": values["text"],
+        "author": values["author"],
+        "date": date.fromisoformat(values["date"]),
+    }
 
 
-def _deal_rows(records: list[Values], shop_ids: dict[str, int]) -> list[Row]:
-    return [
-        {
-            "id": deal_id,
-            "public_id": values["id"],
-            "dispensary_id": shop_ids[values["dispensary"]],
-            "title": values["title"],
-            "category": values["category"],
-            "discount": values["discount"],
-            "expires": date.fromisoformat(values["expires"]),
-        }
-        for deal_id, values in enumerate(records, start=1)
-    ]
+def deal_row(values: Values, deal_id: int, shop_id: int) -> Row:
+    return {
+        "id": deal_id,
+        "public_id": values["id"],
+        "dispensary_id": shop_id,
+        "title": values["title"],
+        "category": values["category"],
+        "discount": values["discount"],
+        "expires": date.fromisoformat(values["expires"]),
+    }
 
 
-def _doctor_rows(records: list[Values]) -> list[Row]:
-    return [
-        {
-            "id": doctor_id,
-            "public_id": values["id"],
-            "name": values["name"],
-            **_location(values),
-            "telehealth": values["telehealth"],
-            "rating": values["rating"],
-            "price": values["price"],
-        }
-        for doctor_id, values in enumerate(records, start=1)
-    ]
+def doctor_row(values: Values, doctor_id: int) -> Row:
+    return {
+        "id": doctor_id,
+        "public_id": values["id"],
+        "name": values["name"],
+        **_location(values),
+        "telehealth": values["telehealth"],
+        "rating": values["rating"],
+        "price": values["price"],
+    }

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .resources import BY_NAME, Resource
+from .resources import READABLE, Resource
 
 FORMATS = ("jsonl", "csv")
 
@@ -69,7 +69,7 @@ def read_directory(directory: Path) -> ImportSource:
     paths, problems = _discover(directory)
     files: dict[str, SourceFile] = {}
     for resource_name, path in paths.items():
-        resource = BY_NAME[resource_name]
+        resource = READABLE[resource_name]
         try:
             content = _read_text(path)
         except (OSError, UnicodeDecodeError) as exc:
@@ -87,7 +87,7 @@ def read_directory(directory: Path) -> ImportSource:
 
 
 def _expected_names() -> str:
-    return ", ".join(BY_NAME)
+    return ", ".join(READABLE)
 
 
 def _discover(directory: Path) -> tuple[dict[str, Path], list[Issue]]:
@@ -102,13 +102,13 @@ def _discover(directory: Path) -> tuple[dict[str, Path], list[Issue]]:
         if not path.is_file() or path.name.startswith("."):
             continue
         stem, _, suffix = path.name.rpartition(".")
-        if suffix in FORMATS and stem not in BY_NAME:
+        if suffix in FORMATS and stem not in READABLE:
             problems.append(
                 Issue(path.name, None, f"unknown resource file; resources are {_expected_names()}")
             )
-        elif stem in BY_NAME and suffix not in FORMATS:
+        elif stem in READABLE and suffix not in FORMATS:
             problems.append(Issue(path.name, None, "unsupported format; use .jsonl or .csv"))
-        elif stem in BY_NAME:
+        elif stem in READABLE:
             found.setdefault(stem, []).append(path)
     for paths in found.values():
         if len(paths) > 1:

@@ -272,3 +272,15 @@ RESOURCES: tuple[Resource, ...] = (
     DOCTORS,
 )
 BY_NAME: dict[str, Resource] = {resource.name: resource for resource in RESOURCES}
+
+# A merge's deletions: which object of which type goes (the feed's type names, public ids).
+DELETION_TYPES = ("law", "strain", "dispensary", "deal", "doctor")
+DELETIONS = Resource(
+    name="deletions",
+    fields=(
+        Field("type", choice(DELETION_TYPES)),
+        Field("id", text(column_length(Strain.slug))),
+    ),
+)
+# Every file an import directory may hold (deletions only count in a merge).
+READABLE: dict[str, Resource] = {**BY_NAME, DELETIONS.name: DELETIONS}

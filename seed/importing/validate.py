@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from ..geography import load_laws
 from .fields import FieldError
 from .reading import ImportSource, Issue, RawRecord, SourceFile
-from .resources import LAWS, RESOURCES, Reference, Resource, Values
+from .resources import DELETIONS, LAWS, RESOURCES, Reference, Resource, Values
 
 PROGRESS_STEP = 500
 
@@ -40,11 +40,12 @@ class ImportReport:
     problems: tuple[Issue, ...]  # whole-file problems: the import cannot go ahead
     files: dict[str, str]  # resource name -> file name
     records: dict[str, list[Record]]  # resource name -> checked records, in file order
+    merge: bool = False  # checked as a merge into the stored data
 
     @property
     def bundled_laws(self) -> bool:
-        """True when no laws file was given and the bundled law records apply."""
-        return LAWS.name not in self.files
+        """True when a full import has no laws file and the bundled law records apply."""
+        return not self.merge and LAWS.name not in self.files
 
     def issues(self) -> list[Issue]:
         """Whole-file problems, then every invalid record, in resource and line order."""
@@ -112,6 +113,8 @@ def _reference_problem(
     if ref.resource not in owners:
         return f"{ref.label} {value} does not exist: no {ref.resource} file was given"
     if value not in owners[ref.resource]:
+        if ref.resource not in files:  # a merge without that file: not stored (or deleted)
+            return f"{ref.label} {value} is not stored (or is deleted by this merge)"
         return f"{ref.label} {value} is not in {files[ref.resource]}"
     target = owners[ref.resource][value]
     if target is not None and not target.valid:
@@ -132,15 +135,80 @@ def _check_references(
                 record.errors.append(problem)
 
 
+# Resource name -> the public ids stored, for a merge.
+Stored = dict[str, set[str]]
+# A deletion's type -> the resource whose ids it names.
+DELETED_RESOURCE = {
+    "law": "laws",
+    "strain": "strains",
+    "dispensary": "dispensaries",
+    "deal": "deals",
+    "doctor": "doctors",
+}
+
+
+def _check_deletions(
+    source: ImportSource, stored: Stored, records: dict[str, list[Record]]
+) -> dict[str, set[str]]:
+    """Check the deletions file against the stored ids; return resource -> ids deleted."""
+    deleted: dict[str, set[str]] = {}
+    source_file = source.files.get(DELETIONS.name)
+    if source_file is None:
+        return deleted
+    given = {
+        resource.name: {raw.values.get(resource.key) for raw in f.records if raw.values}
+        for resource in RESOURCES
+        if resource.key is not None and (f := source.files.get(resource.name)) is not None
+    }
+    checked = []
+    for raw in source_file.records:
+        record = check_record(DELETIONS, source_file, raw)
+        if record.valid:
+            kind, key = record.values["type"], record.values["id"]
+            resource = DELETED_RESOURCE[kind]
+            if key not in stored.get(resource, set()):
+                record.errors.append(f"no {kind} {key} is stored")
+            elif key in deleted.get(resource, set()):
+                record.errors.append(f"{kind} {key} is deleted twice")
+            elif key in given.get(resource, set()):
+                record.errors.append(
+                    f"{kind} {key} is also in {source.files[resource].name}: "
+                    "a merge either replaces or deletes it"
+                )
+            else:
+                deleted.setdefault(resource, set()).add(key)
+        checked.append(record)
+    records[DELETIONS.name] = checked
+    return deleted
+
+
 def validate(
-    source: ImportSource, *, progress: Callable[[int], None] | None = None
+    source: ImportSource,
+    *,
+    progress: Callable[[int], None] | None = None,
+    stored: Stored | None = None,
 ) -> ImportReport:
-    """Check every record of ``source``; ``progress(n)`` is told as records are checked."""
+    """Check every record of ``source``; ``progress(n)`` is told as records are checked.
+
+    With ``stored`` (the public ids in the database) the files are checked as a merge: records
+    may name stored objects, and the deletions file is read. Without, a deletions file is an
+    error.
+    """
     files = {name: f.name for name, f in source.files.items()}
     owners: dict[str, Owners] = {}
-    if LAWS.name not in source.files:
-        owners[LAWS.name] = {law["stateCode"]: None for law in load_laws()}
     records: dict[str, list[Record]] = {}
+    problems = list(source.problems)
+    if stored is not None:
+        deleted = _check_deletions(source, stored, records)
+        for name, keys in stored.items():
+            owners[name] = {key: None for key in keys - deleted.get(name, set())}
+    else:
+        if DELETIONS.name in source.files:
+            problems.append(
+                Issue(files[DELETIONS.name], None, "deletions are read only by a merge (--merge)")
+            )
+        if LAWS.name not in source.files:
+            owners[LAWS.name] = {law["stateCode"]: None for law in load_laws()}
     for resource in RESOURCES:
         source_file = source.files.get(resource.name)
         if source_file is None:
@@ -154,7 +222,7 @@ def validate(
             progress(len(checked) % PROGRESS_STEP)
         key_owners = _claim_unique(resource, checked)
         if resource.key is not None:
-            owners[resource.name] = key_owners
+            owners[resource.name] = {**owners.get(resource.name, {}), **key_owners}
         _check_references(resource, checked, owners, files)
         records[resource.name] = checked
-    return ImportReport(source.problems, files, records)
+    return ImportReport(tuple(problems), files, records, merge=stored is not None)
