@@ -6,7 +6,7 @@ server answers), and checks the change log's invariants after every load.
 """
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from pathlib import Path
@@ -45,13 +45,13 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def app(db_url: str, make_app: Callable[..., Flask]) -> Iterator[Flask]:
+def app(db_url: str, make_app: Callable[..., Flask]) -> Flask:
     """An app whose database holds the example set, imported in full (data version 1)."""
     app = make_app(DATABASE_URL=db_url)
     result = _run(app, EXAMPLES)
     assert result.exit_code == 0, result.output
     _check_log(app)
-    yield app
+    return app
 
 
 @cache
@@ -96,7 +96,9 @@ def _table(output: str) -> dict[str, dict[str, int]]:
     for resource in ("laws", "strains", "dispensaries", "deals", "doctors"):
         match = re.search(rf"^  {resource} +([\d,]+) +([\d,]+) +([\d,]+) +([\d,]+)$", output, re.M)
         assert match, output
-        found[resource] = dict(zip(OUTCOMES, (int(n.replace(",", "")) for n in match.groups())))
+        found[resource] = dict(
+            zip(OUTCOMES, (int(n.replace(",", "")) for n in match.groups()), strict=True)
+        )
     return found
 
 
@@ -169,7 +171,9 @@ def _snapshot(app: Flask) -> dict[str, Any]:
             "stamps": _stamps(conn),
             "log": _log(conn),
             "last_seq": conn.scalar(select(FeedState.last_seq)),
-            "version": conn.scalar(select(DatasetInfo.version).order_by(DatasetInfo.version.desc())),
+            "version": conn.scalar(
+                select(DatasetInfo.version).order_by(DatasetInfo.version.desc())
+            ),
         }
 
 
@@ -181,7 +185,7 @@ def _check_log(app: Flask) -> dict[Key, tuple[int, str, datetime, datetime | Non
         stamps, log = _stamps(conn), _log(conn)
         last_seq = conn.scalar(select(FeedState.last_seq))
     for key, (updated, menu) in stamps.items():
-        seq, op, at, menu_at = log[key]
+        _, op, at, menu_at = log[key]
         assert (op, at, menu_at) == ("upsert", updated, menu), key
         for stamp in (updated, menu):
             assert stamp is None or stamp.microsecond % 1000 == 0, (key, stamp)
@@ -233,7 +237,9 @@ def _menu(snapshot: dict[str, Any], shop: str) -> list[tuple[str, float, int | N
     """A dispensary's menu in order: (name, price, strain_id)."""
     shop_id = _row(snapshot, "dispensaries", "public_id", shop)["id"]
     items = [r for r in snapshot["rows"]["menu_items"].values() if r["dispensary_id"] == shop_id]
-    return [(r["name"], r["price"], r["strain_id"]) for r in sorted(items, key=lambda r: r["position"])]
+    return [
+        (r["name"], r["price"], r["strain_id"]) for r in sorted(items, key=lambda r: r["position"])
+    ]
 
 
 # --- inserting and replacing by public id --------------------------------------------------
@@ -316,15 +322,16 @@ def test_a_merge_inserts_new_objects_and_replaces_stored_ones_by_public_id(
         ("doctors", "public_id"),
     ):
         kind = next(k for k, (t, _) in KINDS.items() if t.name == table)
-        changed = {pk for public, pk in _ids(after, table, key).items() if (kind, public) in touched}
-        changed |= {pk for public, pk in _ids(after, table, key).items() if (kind, public) in inserted}
+        ids = _ids(after, table, key)
+        changed = {pk for public, pk in ids.items() if (kind, public) in touched | inserted}
         _same_except(before, after, table, changed)
     for table in ("menu_items", "reviews"):
         _same_except(before, after, table, set())  # no menu or reviews file: all kept
     assert _menu(after, "disp_1004") == _menu(before, "disp_1004")
-    assert after["stamps"][("dispensary", "disp_1004")][1] == before["stamps"][
-        ("dispensary", "disp_1004")
-    ][1]
+    assert (
+        after["stamps"][("dispensary", "disp_1004")][1]
+        == before["stamps"][("dispensary", "disp_1004")][1]
+    )
 
 
 def test_a_menu_file_replaces_the_whole_menu_of_each_dispensary_it_names(
@@ -502,7 +509,10 @@ def test_deleting_an_unknown_id_names_the_line_and_changes_nothing(
 ) -> None:
     deletions = [{"type": "deal", "id": "deal_1001"}, {"type": "deal", "id": "deal_9999"}]
     _refused(
-        app, tmp_path, {"deletions.jsonl": deletions}, "deletions.jsonl:2: no deal deal_9999 is stored"
+        app,
+        tmp_path,
+        {"deletions.jsonl": deletions},
+        "deletions.jsonl:2: no deal deal_9999 is stored",
     )
 
 
@@ -674,9 +684,7 @@ def test_a_full_import_deletes_what_is_gone_and_stamps_only_what_changed(
 # --- stamps move only for what changed -----------------------------------------------------
 
 
-def test_a_menu_price_change_moves_only_that_dispensarys_stamps(
-    app: Flask, tmp_path: Path
-) -> None:
+def test_a_menu_price_change_moves_only_that_dispensarys_stamps(app: Flask, tmp_path: Path) -> None:
     before = _snapshot(app)
     menu = [r for r in _examples()["menu_items"] if r["dispensary"] == "disp_1004"]
     menu[1] = {**menu[1], "price": 27.5}
@@ -739,10 +747,48 @@ def test_each_load_stamps_in_utc_milliseconds_and_numbers_its_changes_above_the_
         result = _merge(app, tmp_path, {"menu_items.jsonl": menu})
         assert result.exit_code == 0, result.output
         log = _check_log(app)
-        seq, op, at, menu_at = log[("dispensary", "disp_1002")]
+        seq, _, at, menu_at = log[("dispensary", "disp_1002")]
         assert seq > max(s for s, *_ in seqs[-1].values())
         assert started <= at <= datetime.now(UTC)
-        assert at.utcoffset() == timedelta(0) and menu_at == at
+        assert at.utcoffset() == timedelta(0)
+        assert menu_at == at
         seqs.append(log)
     with _connect(app) as conn:
         assert conn.scalar(select(FeedState.last_seq)) == max(s for s, *_ in seqs[-1].values())
+
+
+def test_a_new_strain_taking_a_stored_strains_name_is_refused(app: Flask, tmp_path: Path) -> None:
+    strain = _record("strains", "harlequin", slug="blue-dream-2", name="Blue Dream")
+    expected = "strains.jsonl:1: strain name 'Blue Dream' is already used by blue-dream"
+    _refused(app, tmp_path, {"strains.jsonl": [strain]}, expected)
+
+
+def test_a_merge_into_an_empty_database_is_refused(
+    db_url: str, make_app: Callable[..., Flask], tmp_path: Path
+) -> None:
+    result = _merge(make_app(DATABASE_URL=db_url), tmp_path, {"deals.jsonl": []})
+    assert result.exit_code == 1
+    assert "nothing is stored to merge into; import or seed first" in result.output
+
+
+def test_deletions_older_than_the_retention_setting_leave_the_log_on_the_next_load(
+    db_url: str, make_app: Callable[..., Flask], tmp_path: Path
+) -> None:
+    app = make_app(DATABASE_URL=db_url, CHANGE_RETENTION_DAYS=5)
+    assert _run(app, EXAMPLES).exit_code == 0
+    deletions = [{"type": "doctor", "id": "doc_1001"}, {"type": "doctor", "id": "doc_1002"}]
+    assert _merge(app, tmp_path, {"deletions.jsonl": deletions}).exit_code == 0
+    table = Change.__table__
+    with app.extensions[ENGINE_EXTENSION].begin() as conn:
+        aged = datetime.now(UTC) - timedelta(days=6)
+        conn.execute(table.update().where(table.c.key == "doc_1001").values(at=aged))
+        old_seq = conn.scalar(select(table.c.seq).where(table.c.key == "doc_1001"))
+
+    deal = _record("deals", "deal_1001", title="30% off all flower")
+    assert _merge(app, tmp_path, {"deals.jsonl": [deal]}).exit_code == 0
+
+    log = _check_log(app)
+    assert ("doctor", "doc_1001") not in log
+    assert log[("doctor", "doc_1002")][1] == "delete"  # deleted a moment ago: kept
+    with _connect(app) as conn:
+        assert conn.scalar(select(FeedState.horizon)) == old_seq
