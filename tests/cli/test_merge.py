@@ -19,10 +19,13 @@ from flask import Flask
 from sqlalchemy import Connection, select
 
 import seed
+import seed.cli
 from models import Base, Change, DatasetInfo, FeedState
 from seed.feed import KINDS
 from seed.importing import build_dataset, read_directory, validate
 from seed.importing.export import dataset_records
+from seed.importing.merge import merge_dataset, stored_dataset, stored_ids
+from seed.load import apply_dataset
 from web.db import ENGINE_EXTENSION
 
 EXAMPLES = Path(seed.__file__).parent / "examples"
@@ -792,3 +795,38 @@ def test_deletions_older_than_the_retention_setting_leave_the_log_on_the_next_lo
     assert log[("doctor", "doc_1002")][1] == "delete"  # deleted a moment ago: kept
     with _connect(app) as conn:
         assert conn.scalar(select(FeedState.horizon)) == old_seq
+
+
+def test_a_merge_whose_stored_ids_changed_after_its_checks_is_refused(
+    app: Flask, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checked = seed.cli._validate_import
+
+    def check_then_delete_elsewhere(*args: Any, **kwargs: Any) -> Any:
+        # Another import commits between this merge's checks and its load.
+        report = checked(*args, **kwargs)
+        deletion = {"deletions.jsonl": [{"type": "dispensary", "id": "disp_1005"}]}
+        directory = _write(tmp_path / "elsewhere", deletion)
+        report_elsewhere = validate(read_directory(directory), stored=_stored_ids(app))
+        apply_dataset(
+            app.extensions[ENGINE_EXTENSION],
+            lambda conn: merge_dataset(stored_dataset(conn), report_elsewhere),
+            source="import",
+        )
+        return report
+
+    deal = _record("deals", "deal_1004", id="deal_2001", dispensary="disp_1005")
+    monkeypatch.setattr(seed.cli, "_validate_import", check_then_delete_elsewhere)
+    result = _merge(app, tmp_path, {"deals.jsonl": [deal]})
+
+    assert result.exit_code == 1, result.output
+    assert "another import changed the stored ids" in result.output
+    _check_log(app)
+    after = _snapshot(app)
+    assert ("dispensary", "disp_1005") not in after["stamps"]
+    assert ("deal", "deal_2001") not in after["stamps"]
+
+
+def _stored_ids(app: Flask) -> dict[str, set[str]]:
+    with _connect(app) as conn:
+        return stored_ids(conn)
