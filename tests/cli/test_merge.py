@@ -830,3 +830,37 @@ def test_a_merge_whose_stored_ids_changed_after_its_checks_is_refused(
 def _stored_ids(app: Flask) -> dict[str, set[str]]:
     with _connect(app) as conn:
         return stored_ids(conn)
+
+
+def test_deleting_the_same_id_twice_names_the_second_line(app: Flask, tmp_path: Path) -> None:
+    deletions = "type,id\ndoctor,doc_1001\ndoctor,doc_1001\n"
+    expected = "deletions.csv:3: doctor doc_1001 is deleted twice"
+    _refused(app, tmp_path, {"deletions.csv": deletions}, expected)
+
+
+def test_an_id_deleted_then_merged_again_is_inserted_with_a_new_upsert_entry(
+    app: Flask, tmp_path: Path
+) -> None:
+    deletion = {"deletions.jsonl": [{"type": "dispensary", "id": "disp_1006"}]}
+    assert _merge(app, tmp_path, deletion).exit_code == 0
+    deleted = _snapshot(app)
+    assert deleted["log"][("dispensary", "disp_1006")][1] == "delete"
+    files = {
+        "dispensaries.jsonl": [_record("dispensaries", "disp_1006")],
+        "menu_items.jsonl": [
+            r for r in _examples()["menu_items"] if r["dispensary"] == "disp_1006"
+        ],
+    }
+
+    result = _merge(app, tmp_path, files)
+
+    assert result.exit_code == 0, result.output
+    assert _table(result.output) == _counts(
+        dispensaries={"inserted": 1, "unchanged": 5}, deals={"unchanged": 4}
+    )
+    _check_log(app)
+    after = _snapshot(app)
+    assert _new_entries(deleted, after) == {("dispensary", "disp_1006"): "upsert"}
+    updated, menu = after["stamps"][("dispensary", "disp_1006")]
+    assert menu == updated > deleted["log"][("dispensary", "disp_1006")][2]
+    assert _menu(after, "disp_1006")[1][:2] == ("1:1 Tincture", 59.0)
