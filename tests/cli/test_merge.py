@@ -254,7 +254,7 @@ def test_a_merge_inserts_new_objects_and_replaces_stored_ones_by_public_id(
     before = _snapshot(app)
     washington = _record("laws", "CA", stateCode="WA", state="Washington")
     files = {
-        "laws.jsonl": [_record("laws", "CO", notes="New notes."), washington],
+        "laws.jsonl": [_record("laws", "CO", possession_limit_oz=3), washington],
         "strains.jsonl": [
             _record("strains", "blue-dream", thc=19.5),
             _record("strains", "harlequin", slug="new-kush", name="New Kush"),
@@ -309,7 +309,7 @@ def test_a_merge_inserts_new_objects_and_replaces_stored_ones_by_public_id(
     assert {after["stamps"][key][0] for key in touched | inserted} == {
         after["log"][("law", "WA")][2]
     }
-    assert _row(after, "laws", "state_code", "CO")["notes"] == "New notes."
+    assert _row(after, "laws", "state_code", "CO")["possession_limit_oz"] == 3
     assert _row(after, "strains", "slug", "blue-dream")["thc"] == 19.5
     assert _row(after, "dispensaries", "public_id", "disp_1004")["phone"] == "(503) 555-0199"
     assert _row(after, "deals", "public_id", "deal_1003")["title"] == "$12 off any cartridge"
