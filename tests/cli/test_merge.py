@@ -586,16 +586,26 @@ def test_skip_invalid_in_a_merge_skips_only_the_bad_records(app: Flask, tmp_path
         _record("deals", "deal_1003", title="$15 off any cartridge"),
     ]
 
-    result = _merge(app, tmp_path, {"deals.jsonl": deals}, "--skip-invalid")
+    deletions = "type,id\ndoctor,doc_9999\ndoctor,doc_1004\n"
+    files = {"deals.jsonl": deals, "deletions.csv": deletions}
+
+    result = _merge(app, tmp_path, files, "--skip-invalid")
 
     assert result.exit_code == 0, result.output
-    assert "Skipped 1 of 3 records in deals.jsonl." in result.output.splitlines()
-    assert _table(result.output) == _counts(deals={"inserted": 1, "replaced": 1, "unchanged": 4})
+    lines = result.output.splitlines()
+    assert "deletions.csv:2: no doctor doc_9999 is stored" in lines
+    assert "Skipped 1 of 3 records in deals.jsonl." in lines
+    assert "Skipped 1 of 2 records in deletions.csv." in lines
+    assert _table(result.output) == _counts(
+        deals={"inserted": 1, "replaced": 1, "unchanged": 4},
+        doctors={"deleted": 1, "unchanged": 3},
+    )
     _check_log(app)
     after = _snapshot(app)
     assert _new_entries(before, after) == {
         ("deal", "deal_2002"): "upsert",
         ("deal", "deal_1003"): "upsert",
+        ("doctor", "doc_1004"): "delete",
     }
     assert ("deal", "deal_2001") not in after["stamps"]
 
