@@ -22,6 +22,7 @@ from service.vocab import KEY_TIERS
 from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate
 from .importing.merge import MergeError, merge_dataset, stored_dataset, stored_ids
+from .importing.reading import Issue
 from .load import LoadResult, apply_dataset, load_dataset
 
 SCALES = ("full", "tiny")
@@ -117,6 +118,25 @@ def _load_import(
         ) from exc
 
 
+def _merger(
+    path: Path, report: ImportReport, checked: dict[str, set[str]]
+) -> Callable[[Connection], Dataset]:
+    """The merge of ``report`` into the stored data, built in the load's transaction. The files
+    were checked against the ``checked`` ids before the load took its lock; if another import
+    changed them meanwhile, the checks no longer hold and the merge is refused."""
+
+    def merge(conn: Connection) -> Dataset:
+        if stored_ids(conn) != checked:
+            reason = (
+                "another import changed the stored ids while these files were checked; "
+                "run the merge again"
+            )
+            raise MergeError([Issue(str(path), None, reason)])
+        return merge_dataset(stored_dataset(conn), report)
+
+    return merge
+
+
 OUTCOMES = ("inserted", "replaced", "deleted", "unchanged")
 # Change log kinds, as the command names them.
 RESOURCE_OF_KIND = {
@@ -175,11 +195,7 @@ def make_data_group(
             with engine.connect() as conn:
                 stored = stored_ids(conn)
             report = _validate_import(path, skip_invalid=skip_invalid, stored=stored)
-            result = _load_import(
-                engine,
-                lambda conn: merge_dataset(stored_dataset(conn), report),
-                get_retention(),
-            )
+            result = _load_import(engine, _merger(path, report, stored), get_retention())
         else:
             report = _validate_import(path, skip_invalid=skip_invalid)
             result = _load_import(
