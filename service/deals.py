@@ -110,7 +110,10 @@ def _deals_count(compared: tuple[str, ...], since: bool = False) -> AnySelect | 
     without it the count reads the expiry index rather than a dispensary per active deal."""
     if not set(compared) <= {"category"}:
         return None
-    active = Deal.expires >= bindparam("today", type_=Date)
+    # With updated_since, the stamped deals are counted through the (updated_at, id) index, each
+    # tested for being active (on SQLite; PostgreSQL plans by cost).
+    expires = tested_per_row(Deal.expires) if since else Deal.expires
+    active = expires >= bindparam("today", type_=Date)
     where = [active, *compared_where(_COMPARED, compared, _MANY)]
     if since:
         where.append(since_where(Deal.updated_at))

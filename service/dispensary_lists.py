@@ -17,7 +17,7 @@ from sqlalchemy import (
 )
 
 from models import Dispensary, MenuItem
-from models.db import AnyRow, AnySelect, Reader
+from models.db import AnyRow, AnySelect, Reader, dialect_name
 from models.expressions import in_subquery_once, tested_per_row
 
 from . import open_sql
@@ -120,10 +120,13 @@ def _stamped_plan(
 ) -> Listing:
     """``_plan``, but a page by name that would walk the name index testing each row's stamp
     (``updated_since``: anywhere, or in a wide box) first counts the stamped rows, and sorts
-    them when they are few (service.paging.pick_listing)."""
+    them when they are few (service.paging.pick_listing), on SQLite: PostgreSQL's plan, made
+    once for any instant, walks the name index either way."""
     walked = _plan(where, shape)
     by_name = shape.since and shape.walked and shape.sort == "name"
     if not by_name or (isinstance(where, Box) and not where.wide) or isinstance(where, Near):
+        return walked
+    if dialect_name(db) != "sqlite":
         return walked
     sorted_ = _in_box(shape) if isinstance(where, Box) else _anywhere(shape)
     return pick_listing(db, _stamped_count(), params, sorted_, walked)

@@ -307,11 +307,15 @@ def _sorted_by_name(shape: tuple[str, ...]) -> Listing:
 
 
 def _picked(db: Reader, shape: tuple[str, ...], params: dict[str, Any]) -> Listing:
-    """The shape's listing; by name with ``updated_since`` and no trait filter, the stamped
-    strains are counted first and sorted when few (service.paging.pick_listing)."""
-    walked = _listing(shape, dialect_name(db))
+    """The shape's listing; by name with ``updated_since`` and no trait filter, on SQLite, the
+    stamped strains are counted first and sorted when few (service.paging.pick_listing).
+    PostgreSQL's plan, made once for any instant, walks the name index either way."""
+    dialect = dialect_name(db)
+    walked = _listing(shape, dialect)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
     if SINCE not in shape or traits or any(name in shape for name in STAMP_SORTS):
+        return walked
+    if dialect != "sqlite":
         return walked
     return pick_listing(db, _stamped_count(), params, _sorted_by_name(shape), walked)
 
