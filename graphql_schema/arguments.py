@@ -23,9 +23,9 @@ from service.filters import (
 from service.nodes import MAX_NODE_IDS
 from service.places import DEFAULT_RADIUS_MILES, LAT_EXAMPLE, LNG_EXAMPLE, MAX_RADIUS_MILES
 from service.vocab import DealCategory
-from service.when import FIRST_YEAR, LAST_YEAR, OPEN_AT_EXAMPLE
+from service.when import FIRST_YEAR, LAST_YEAR, OPEN_AT_EXAMPLE, SINCE_EXAMPLE
 
-from .enums import DealSort, DispensaryType, PlaceSort, SearchType, StrainType
+from .enums import DealSort, DispensaryType, LawSort, PlaceSort, SearchType, StrainSort, StrainType
 
 
 def _described(description: str) -> object:
@@ -205,6 +205,22 @@ DealOrder = Annotated[
     _described(
         f"Order of the list: {_listed([s.name for s in DealSort])}. Default EXPIRES, or "
         "DISTANCE (which needs zip or near) around a point."
+    ),
+]
+StrainOrder = Annotated[
+    StrainSort | None,
+    _described(f"Order of the list: {_listed([s.name for s in StrainSort])}. Default NAME."),
+]
+LawOrder = Annotated[
+    LawSort | None,
+    _described(f"Order of the list: {_listed([s.name for s in LawSort])}. Default STATE_CODE."),
+]
+UpdatedSince = Annotated[
+    datetime | None,
+    _described(
+        "Only those whose updatedAt is at or after this instant (inclusive): a date and time "
+        f"with a UTC offset or Z (e.g. {SINCE_EXAMPLE}), not in the future. Combines with every "
+        "other argument."
     ),
 ]
 DispensaryTypeFilter = Annotated[

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from service.dataset import EMPTY_TABLES, TableSizes
-from web.today import request_now
+from web.today import request_instant, request_now
 
 from .loaders import BatchCache
 
@@ -24,6 +24,9 @@ class Context:
     # The request's minute (UTC), read from the request's one clock reading when a resolver
     # first calls it (opening hours "now"); calling it marks the answer as one for that minute.
     now: Callable[[], datetime] = request_now
+    # The request's instant, unmarked (web.today.request_instant): what updatedSince must not
+    # be later than.
+    instant: Callable[[], datetime] = request_instant
     batch: BatchCache = field(default_factory=BatchCache)
     # What a resolver worked out from the query's own nodes, shared by the field's siblings.
     by_nodes: dict[tuple[int, ...], tuple[Any, Any]] = field(default_factory=dict)

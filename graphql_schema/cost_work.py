@@ -16,6 +16,7 @@ from typing import Any
 
 from service.dataset import TableSizes
 from service.places import DEFAULT_RADIUS_MILES, WIDE_BOX_SQUARE_DEGREES
+from service.stamps import STAMP_SORTS
 
 CALL = 6
 ARGUMENT = 4
@@ -33,7 +34,9 @@ STOCKIST = 1.2
 TRAIT = 0.04
 SCANNED = 0.3
 TRAITS = ("effect", "effects", "flavor", "flavors")
-TESTED = ("type", "types", "thcMin", "thcMax", "cbdMin", "cbdMax")
+TESTED = ("type", "types", "thcMin", "thcMax", "cbdMin", "cbdMax", "updatedSince")
+# Orders read from an index, page by page (a stamp order walks the (updated_at, id) index).
+WALKED = (None, "name", "expires", "updated_at", "-updated_at")
 # A point's circle of this radius reads about every row (its bounding box's latitude band
 # spans most of the country), a smaller one proportionally fewer.
 WHOLE_RADIUS_MILES = 500.0
@@ -78,6 +81,12 @@ WORK: dict[tuple[str, str], FieldWork] = {
     ("Dispensary", "unit"): FieldWork(statement=120),
     ("Deal", "dispensary"): FieldWork(call=25, statement=120),
     ("Doctor", "law"): FieldWork(call=2, statement=120),
+    # The change stamps: attributes read by a method, so that the schema lists them last.
+    **{
+        (kind, "updatedAt"): FieldWork()
+        for kind in ("Strain", "Dispensary", "Deal", "Doctor", "Law")
+    },
+    ("Dispensary", "menuUpdatedAt"): FieldWork(),
 }
 
 
@@ -127,7 +136,9 @@ def _places(table: int, in_states: Callable[[list[str]], int], arguments: Mappin
         candidates = min(candidates, math.ceil(table * share))
     sort = _given(arguments, "sort")
     timed = bool(_given(arguments, "openNow")) or _given(arguments, "openAt") is not None
-    ranked = share is not None or timed or sort not in (None, "name", "expires")
+    # updatedSince with another order: the page may test every candidate's stamp.
+    tested = _given(arguments, "updatedSince") is not None and sort not in STAMP_SORTS
+    ranked = share is not None or timed or tested or sort not in WALKED
     weight = (RANKED if ranked else COUNTED) + (OPEN if timed else 0.0)
     return math.ceil(candidates * weight + min(_offset(arguments), candidates) * SKIPPED)
 
@@ -189,14 +200,14 @@ class Reading:
 
 _OFFSET = ("offset",)
 _LOCATION = ("near", "zip", "radius", "bbox")
-_TIME = ("openNow", "openAt", "sort")
+_TIME = ("openNow", "openAt", "sort", "updatedSince")
 ROWS: dict[tuple[str, str], Reading] = {
     ("Query", "strains"): Reading(_strains, (*TRAITS, *TESTED, *_OFFSET)),
     ("Query", "dispensaries"): Reading(
         _dispensaries, ("state", "states", *_LOCATION, *_TIME, *_OFFSET)
     ),
     ("Query", "deals"): Reading(_deals, ("state", "states", *_LOCATION, *_TIME, *_OFFSET)),
-    ("Query", "doctors"): Reading(_doctors, (*_LOCATION, "sort", *_OFFSET)),
+    ("Query", "doctors"): Reading(_doctors, (*_LOCATION, "sort", "updatedSince", *_OFFSET)),
     ("Query", "search"): Reading(_search, _OFFSET),
     ("Query", "nodes"): Reading(_node_ids, ("ids",)),
     ("Strain", "dispensaries"): Reading(_stockists, (*_LOCATION, *_TIME, *_OFFSET)),

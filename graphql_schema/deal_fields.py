@@ -20,6 +20,7 @@ from .arguments import (
     Radius,
     State,
     States,
+    UpdatedSince,
     Zip,
 )
 from .context import Context
@@ -43,6 +44,7 @@ def deals_page(
     sort: DealOrder = None,
     limit: DealsLimit = bounds.DEALS.default,
     offset: Offset = 0,
+    updated_since: UpdatedSince = None,
 ) -> Page[Deal] | None:
     """Query.deals (deals take no bbox)."""
     any_of = AnyOf()
@@ -57,6 +59,7 @@ def deals_page(
             where=where,
             when=when,
             sort=places.value(sort),
+            updated_since=places.updated_since(updated_since, info.context.instant),
         )
     ctx = info.context
     page = deals.list_deals(

@@ -1,6 +1,6 @@
 """The GraphQL deal, and the dispensary offering it."""
 
-from datetime import date
+from datetime import date, datetime
 
 import strawberry
 from strawberry import Info
@@ -9,11 +9,13 @@ from models import Deal as DealModel
 from service import dispensary_rows
 from service.deals import DealRow
 from service.dispensary_rows import DispensaryRow
+from service.stamps import as_utc
 
 from . import dispensary_type
 from .context import Context
 from .lazy import LazyDispensary
 from .node import Node
+from .types import NEVER, UPDATED_AT
 
 
 @strawberry.type(description="An active promotion at one dispensary.")
@@ -29,6 +31,7 @@ class Deal(Node):
         "decimal; null otherwise.",
     )
     _dispensary_pk: strawberry.Private[int] = 0
+    _updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(
@@ -48,6 +51,7 @@ class Deal(Node):
             expires=deal.expires,
             distance=deal.distance if isinstance(deal, DealRow) else None,
             _dispensary_pk=deal.dispensary_id,
+            _updated_at=as_utc(deal.updated_at),
         )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
@@ -63,3 +67,7 @@ class Deal(Node):
 
         row = ctx.batch.load("dispensary", "deal-dispensary", self._dispensary_pk, fetch)
         return dispensary_type.Dispensary.from_model(row, info)
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at

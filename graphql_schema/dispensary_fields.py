@@ -6,6 +6,7 @@ from strawberry import Info
 from service import bounds, dispensary_lists
 from service.paging import PageRequest
 
+from . import places
 from .arguments import (
     City,
     Delivery,
@@ -21,6 +22,7 @@ from .arguments import (
     Radius,
     State,
     States,
+    UpdatedSince,
     Zip,
 )
 from .context import Context
@@ -46,6 +48,7 @@ def dispensaries_page(
     sort: PlaceOrder = None,
     limit: DispensariesLimit = bounds.DISPENSARIES.default,
     offset: Offset = 0,
+    updated_since: UpdatedSince = None,
 ) -> Page[Dispensary] | None:
     """Query.dispensaries."""
     filters = dispensary_filters(
@@ -62,6 +65,7 @@ def dispensaries_page(
         open_now=open_now,
         open_at=open_at,
         sort=sort,
+        updated_since=places.updated_since(updated_since, info.context.instant),
     )
     ctx = info.context
     page = dispensary_lists.list_dispensaries(

@@ -27,8 +27,10 @@ def dispensary_filters(
     open_now: bool | None = None,
     open_at: datetime | None = None,
     sort: Enum | None = None,
+    updated_since: datetime | None = None,
 ) -> DispensaryFilters:
-    """Query.dispensaries' and Strain.dispensaries' arguments as the service's filters."""
+    """Query.dispensaries' and Strain.dispensaries' arguments as the service's filters
+    (``updated_since``: already read by ``places.updated_since``)."""
     any_of = AnyOf()
     state_or_states = any_of.pick("state", state, "states", states)
     type_or_types = any_of.pick("type", type, "types", types)
@@ -42,4 +44,5 @@ def dispensary_filters(
             where=where,
             when=when,
             sort=places.value(sort),
+            updated_since=updated_since,
         )

@@ -16,6 +16,7 @@ from service import bounds, deals, dispensaries, strains
 from service.deals import DealRow
 from service.dispensary_rows import DispensaryRow, StockedRow
 from service.hours import OpenState, open_state
+from service.stamps import as_utc
 from service.stockist_lists import Offer, offers_by_pair
 
 from . import deal_type, strain_type
@@ -30,7 +31,17 @@ from .enums import DispensaryType
 from .lazy import LazyDeal
 from .menu_item import MenuItem, menu_selects_strain
 from .node import Node
-from .types import Hours, Law, Location, Review, law_for, nested_window
+from .types import (
+    MENU_UPDATED_AT,
+    NEVER,
+    UPDATED_AT,
+    Hours,
+    Law,
+    Location,
+    Review,
+    law_for,
+    nested_window,
+)
 
 if TYPE_CHECKING:
     from .strain_type import Strain
@@ -118,6 +129,8 @@ class Dispensary(Node):
     # strain's id, to look that item up when asked (the batched path).
     _offer: strawberry.Private[Offer | None] = None
     _stocking: strawberry.Private[int | None] = None
+    _updated_at: strawberry.Private[datetime] = NEVER
+    _menu_updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(
@@ -157,6 +170,8 @@ class Dispensary(Node):
             _open=timed,
             _offer=(d.price, d.unit) if isinstance(d, StockedRow) else None,
             _stocking=stocking,
+            _updated_at=as_utc(d.updated_at),
+            _menu_updated_at=as_utc(d.menu_updated_at),
         )
 
     def _open_state(self, info: Info[Context, None]) -> OpenState:
@@ -260,3 +275,11 @@ class Dispensary(Node):
     )
     def law(self, info: Info[Context, None]) -> Law | None:
         return law_for(info, self._state)
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at
+
+    @strawberry.field(description=MENU_UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def menu_updated_at(self) -> datetime:
+        return self._menu_updated_at

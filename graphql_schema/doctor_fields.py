@@ -18,6 +18,7 @@ from .arguments import (
     State,
     States,
     Telehealth,
+    UpdatedSince,
     Zip,
 )
 from .context import Context
@@ -38,6 +39,7 @@ def doctors_page(
     sort: PlaceOrder = None,
     limit: DoctorsLimit = bounds.DOCTORS.default,
     offset: Offset = 0,
+    updated_since: UpdatedSince = None,
 ) -> Page[Doctor] | None:
     """Query.doctors."""
     any_of = AnyOf()
@@ -50,6 +52,7 @@ def doctors_page(
             telehealth=telehealth,
             where=where,
             sort=places.value(sort),
+            updated_since=places.updated_since(updated_since, info.context.instant),
         )
     page = doctors.list_doctors(
         info.context.db, filters, PageRequest.within(bounds.DOCTORS, limit, offset)

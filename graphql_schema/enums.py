@@ -1,5 +1,6 @@
 """GraphQL enums: service.vocab's Enum classes, registered with Strawberry as they are, and the
-orders a list takes (values: service.filters' PLACE_SORTS and DEAL_SORTS).
+orders a list takes (values: service.filters' PLACE_SORTS, DEAL_SORTS, STRAIN_SORTS and
+LAW_SORTS).
 
 Member names, values and order are the service's; only the descriptions are GraphQL's.
 """
@@ -10,11 +11,23 @@ import strawberry
 
 from service.vocab import DispensaryType, SearchType, StrainType
 
-__all__ = ["DealSort", "DispensaryType", "PlaceSort", "SearchType", "StrainType"]
+__all__ = [
+    "DealSort",
+    "DispensaryType",
+    "LawSort",
+    "PlaceSort",
+    "SearchType",
+    "StrainSort",
+    "StrainType",
+]
 
 strawberry.enum(StrainType, description="Strain type.")
 strawberry.enum(DispensaryType, description="Dispensary license type.")
 strawberry.enum(SearchType, description="Kind of result a search is restricted to.")
+
+
+_UPDATED_AT = "Oldest change (updatedAt) first; ties go to the id."
+_UPDATED_AT_DESC = "Newest change (updatedAt) first; ties go to the id, descending."
 
 
 @strawberry.enum(
@@ -25,9 +38,32 @@ class PlaceSort(Enum):
     DISTANCE = strawberry.enum_value("distance", description="Nearest first: needs zip or near.")
     RATING = strawberry.enum_value("rating", description="Lowest rating first.")
     RATING_DESC = strawberry.enum_value("-rating", description="Highest rating first.")
+    UPDATED_AT = strawberry.enum_value("updated_at", description=_UPDATED_AT)
+    UPDATED_AT_DESC = strawberry.enum_value("-updated_at", description=_UPDATED_AT_DESC)
 
 
 @strawberry.enum(description="Order of a list of deals; ties go to the expiry, then the id.")
 class DealSort(Enum):
     EXPIRES = strawberry.enum_value("expires", description="Soonest expiry first.")
     DISTANCE = strawberry.enum_value("distance", description="Nearest first: needs zip or near.")
+    UPDATED_AT = strawberry.enum_value("updated_at", description=_UPDATED_AT)
+    UPDATED_AT_DESC = strawberry.enum_value("-updated_at", description=_UPDATED_AT_DESC)
+
+
+@strawberry.enum(description="Order of the strains.")
+class StrainSort(Enum):
+    NAME = strawberry.enum_value("name", description="By name (any case), then id.")
+    UPDATED_AT = strawberry.enum_value("updated_at", description=_UPDATED_AT)
+    UPDATED_AT_DESC = strawberry.enum_value("-updated_at", description=_UPDATED_AT_DESC)
+
+
+@strawberry.enum(description="Order of the law records.")
+class LawSort(Enum):
+    STATE_CODE = strawberry.enum_value("state_code", description="By state code.")
+    UPDATED_AT = strawberry.enum_value(
+        "updated_at", description="Oldest change (updatedAt) first; ties go to the state code."
+    )
+    UPDATED_AT_DESC = strawberry.enum_value(
+        "-updated_at",
+        description="Newest change (updatedAt) first; ties go to the state code, descending.",
+    )

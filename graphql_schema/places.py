@@ -12,7 +12,7 @@ from types import TracebackType
 
 from service.errors import InvalidParameter
 from service.places import Location, locate
-from service.when import When
+from service.when import Clock, When, since
 
 from .arguments import BBoxInput, NearInput
 
@@ -63,6 +63,12 @@ def when(open_now: bool | None, open_at: datetime | None) -> When | None:
     """The instant a field's arguments ask about, or None; raise InvalidParameter if bad."""
     with _AS_GRAPHQL:
         return When.create(open_now=open_now, open_at=open_at)
+
+
+def updated_since(value: datetime | None, instant: Clock) -> datetime | None:
+    """The instant of ``updatedSince`` in UTC, or None; raise InvalidParameter (named
+    updated_since, which the view spells updatedSince) for one later than ``instant()``."""
+    return None if value is None else since(value, instant)
 
 
 def value(member: Enum | None) -> str | None:

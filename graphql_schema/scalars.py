@@ -1,17 +1,20 @@
 """The ``DateTime`` and ``Date`` scalars (ISO 8601), used for every ``datetime`` and ``date``.
 
 Answers are ``isoformat()``, exactly the text these fields gave as ``String``s: an instant keeps
-the UTC offset it was given (a dispensary's own), never converted to the server's. Inputs must
+the UTC offset it was given (a dispensary's own), never converted to the server's. An instant in
+UTC itself (``tzinfo`` is ``datetime.UTC``: the change stamps, ``updatedAt``) is written as REST
+writes stamps, RFC 3339 with milliseconds and Z (service.stamps.stamp_text). Inputs must
 be ISO 8601 (an instant with a UTC offset or Z); anything else is a GraphQL error naming the
 scalar, raised as a GraphQLError so it is never masked as an unexpected one.
 """
 
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from strawberry.exceptions import StrawberryInputCoercionError
 from strawberry.types.scalar import ScalarDefinition
 
-from service.when import OPEN_AT_EXAMPLE
+from service.stamps import stamp_text
+from service.when import OPEN_AT_EXAMPLE, SINCE_EXAMPLE
 
 DATE_EXAMPLE = "2026-12-24"
 
@@ -23,7 +26,7 @@ def _text(value: object, name: str) -> str:
 
 
 def serialize_datetime(value: datetime) -> str:
-    return value.isoformat()
+    return stamp_text(value) if value.tzinfo is UTC else value.isoformat()
 
 
 def serialize_date(value: date) -> str:
@@ -68,7 +71,8 @@ DATE_TIME = ScalarDefinition(
     name="DateTime",
     description=(
         "An instant: ISO 8601 date and time with its UTC offset (such as "
-        f"{OPEN_AT_EXAMPLE}); as an input, Z is accepted for UTC."
+        f"{OPEN_AT_EXAMPLE}); change stamps (updatedAt) are in UTC, with milliseconds and Z "
+        f"(such as {SINCE_EXAMPLE}); as an input, Z is accepted for UTC."
     ),
     specified_by_url=None,
     serialize=serialize_datetime,

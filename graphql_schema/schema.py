@@ -9,7 +9,7 @@ from strawberry.types import ExecutionContext
 from service import bounds, deals, doctors, laws, search, strains
 from service.dispensary_rows import dispensary_rows_by_public_ids
 from service.errors import NotFound
-from service.filters import SearchQuery
+from service.filters import LawFilters, SearchQuery
 from service.paging import PageRequest
 from web.settings import WebSettings
 
@@ -21,6 +21,7 @@ from .arguments import (
     DealId,
     DispensaryId,
     DoctorId,
+    LawOrder,
     LawState,
     NodeId,
     NodeIds,
@@ -30,6 +31,7 @@ from .arguments import (
     SearchTypeFilter,
     State,
     StrainSlug,
+    UpdatedSince,
 )
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
@@ -42,6 +44,8 @@ from .enums import SearchType
 from .errors import RejectEmptySelectionSets
 from .node import Node
 from .node_lookup import nodes_by_ids
+from .places import updated_since as updated_since_of
+from .places import value as sort_value
 from .scalars import SCALAR_OVERRIDES
 from .search_results import SearchResult, search_items
 from .strain_fields import strains_page
@@ -132,10 +136,19 @@ class Query:
             return None
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="Every law record, by state code."
+        description="Every law record, by state code unless sort says otherwise."
     )
-    def laws(self, info: Info[Context, None]) -> list[Law]:
-        return [Law.from_model(law) for law in laws.list_laws(info.context.db)]
+    def laws(
+        self,
+        info: Info[Context, None],
+        updated_since: UpdatedSince = None,
+        sort: LawOrder = None,
+    ) -> list[Law]:
+        filters = LawFilters.create(
+            updated_since=updated_since_of(updated_since, info.context.instant),
+            sort=sort_value(sort),
+        )
+        return [Law.from_model(law) for law in laws.list_laws(info.context.db, filters)]
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="The record with this id (a strain, dispensary, deal, doctor or law), "

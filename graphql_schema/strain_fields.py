@@ -14,13 +14,17 @@ from .arguments import (
     Flavor,
     Flavors,
     Offset,
+    StrainOrder,
     StrainsLimit,
     StrainTypeFilter,
     StrainTypes,
     ThcMax,
     ThcMin,
+    UpdatedSince,
 )
 from .context import Context
+from .places import updated_since as since_of
+from .places import value
 from .plurals import AnyOf, enum_values
 from .strain_type import Strain
 from .types import Page
@@ -40,6 +44,8 @@ def strains_page(
     cbd_max: CbdMax = None,
     limit: StrainsLimit = bounds.STRAINS.default,
     offset: Offset = 0,
+    updated_since: UpdatedSince = None,
+    sort: StrainOrder = None,
 ) -> Page[Strain] | None:
     """Query.strains."""
     any_of = AnyOf()
@@ -55,6 +61,8 @@ def strains_page(
             thc_max=thc_max,
             cbd_min=cbd_min,
             cbd_max=cbd_max,
+            updated_since=since_of(updated_since, info.context.instant),
+            sort=value(sort),
         )
     page = strains.list_strains(
         info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)

@@ -1,10 +1,13 @@
 """The GraphQL strain, its terpenes and where to buy it."""
 
+from datetime import datetime
+
 import strawberry
 from strawberry import Info
 
 from service import bounds, stockist_lists, strains
 from service.dispensary_rows import DispensaryRow
+from service.stamps import as_utc
 from service.strains import StrainDetail, StrainRow
 
 from . import dispensary_type
@@ -19,6 +22,7 @@ from .arguments import (
     States,
     StrainDispensariesLimit,
     StrainDispensariesState,
+    UpdatedSince,
     Zip,
 )
 from .context import Context
@@ -26,7 +30,8 @@ from .dispensary_filters import dispensary_filters
 from .enums import StrainType
 from .lazy import LazyDispensary
 from .node import Node
-from .types import nested_window
+from .places import updated_since as since_of
+from .types import NEVER, UPDATED_AT, nested_window
 
 
 @strawberry.type(description="A cannabis strain.")
@@ -42,6 +47,7 @@ class Strain(Node):
     rating: float
     review_count: int
     _pk: strawberry.Private[int] = 0
+    _updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(cls, s: StrainRow | StrainDetail, info: Info[Context, None]) -> "Strain":
@@ -59,6 +65,7 @@ class Strain(Node):
             rating=s.rating,
             review_count=s.review_count,
             _pk=s.id,
+            _updated_at=as_utc(s.updated_at),
         )
 
     @strawberry.field
@@ -90,6 +97,7 @@ class Strain(Node):
         sort: PlaceOrder = None,
         limit: StrainDispensariesLimit = bounds.STRAIN_DISPENSARIES.default,
         offset: NestedOffset = 0,
+        updated_since: UpdatedSince = None,
     ) -> list[LazyDispensary]:
         window = nested_window(limit, offset, bounds.STRAIN_DISPENSARIES)
         filters = dispensary_filters(
@@ -102,6 +110,7 @@ class Strain(Node):
             open_now=open_now,
             open_at=open_at,
             sort=sort,
+            updated_since=since_of(updated_since, info.context.instant),
         )
         ctx = info.context
 
@@ -116,3 +125,7 @@ class Strain(Node):
             dispensary_type.Dispensary.from_model(row, info, row.distance, stocking=self._pk)
             for row in rows
         ]
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at

@@ -9,7 +9,7 @@ one statement for all. The types that refer to one another (dispensaries, deals,
 strains) live in their own modules and name each other lazily.
 """
 
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any, Generic, TypeVar
 
 import strawberry
@@ -23,11 +23,24 @@ from service.doctors import DoctorRow
 from service.laws import LawRecord
 from service.paging import Page as ServicePage
 from service.paging import PageRequest
+from service.stamps import as_utc
 
 from .context import Context
 from .node import Node
 
 T = TypeVar("T")
+
+# The change stamps (service.stamps), the last fields of each type: resolvers declared after
+# every other field, so that the schema lists them last.
+UPDATED_AT = (
+    "When anything the record shows last changed: RFC 3339 in UTC with milliseconds and Z, "
+    "as REST's updated_at."
+)
+MENU_UPDATED_AT = (
+    "When the dispensary's menu (items, prices, stock) last changed: RFC 3339 in UTC with "
+    "milliseconds and Z, as REST's menu_updated_at."
+)
+NEVER = datetime(1970, 1, 1, tzinfo=UTC)  # the stamp fields' default; from_model sets them
 
 
 def nested_window(limit: int, offset: int, bound: ListBound) -> PageRequest:
@@ -47,6 +60,7 @@ class Law(Node):
     home_grow_plants: int
     delivery_legal: bool
     updated: date
+    _updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(cls, law: LawRecord) -> "Law":
@@ -61,7 +75,12 @@ class Law(Node):
             home_grow_plants=law.home_grow_plants,
             delivery_legal=law.delivery_legal,
             updated=law.updated,
+            _updated_at=as_utc(law.updated_at),
         )
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at
 
 
 def law_for(info: Info[Context, None], code: str) -> Law | None:
@@ -120,6 +139,7 @@ class Doctor(Node):
         default=None,
         description="Miles from the point searched (zip or near), one decimal; null otherwise.",
     )
+    _updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(cls, doctor: DoctorModel | DoctorRow, info: Info[Context, None]) -> "Doctor":
@@ -135,6 +155,7 @@ class Doctor(Node):
             location=Location(lat=doctor.lat, lng=doctor.lng),
             timezone=doctor.timezone,
             distance=doctor.distance if isinstance(doctor, DoctorRow) else None,
+            _updated_at=as_utc(doctor.updated_at),
         )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
@@ -142,6 +163,10 @@ class Doctor(Node):
     )
     def law(self, info: Info[Context, None]) -> Law | None:
         return law_for(info, self.state)
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at
 
 
 @strawberry.type(description="One page of results; total/limit/offset mirror REST's meta.")

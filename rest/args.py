@@ -14,11 +14,13 @@ from service import bounds
 from service.bounds import ListBound
 from service.filters import (
     DEAL_SORTS,
+    LAW_SORTS,
     MAX_CBD,
     MAX_THC,
     PLACE_SORTS,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
+    STRAIN_SORTS,
     DealFilters,
     DispensaryFilters,
     DoctorFilters,
@@ -29,7 +31,8 @@ from service.filters import (
 from service.paging import PageRequest
 from service.places import LAT_EXAMPLE, LNG_EXAMPLE, Location, locate
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
-from service.when import When
+from service.when import When, since
+from web.today import request_instant
 
 from . import parameters as param
 from .openapi import (
@@ -50,6 +53,14 @@ class _ListArgs(Schema):
         return PageRequest.within(self.BOUND, data.pop("limit", None), data.pop("offset", None))
 
 
+def _since(data: dict[str, Any]) -> None:
+    """``updated_since`` among parsed arguments, read as the instant it names (RFC 3339, not
+    after the request's instant)."""
+    given = data.get("updated_since")
+    if given is not None:
+        data["updated_since"] = since(given, request_instant)
+
+
 class StrainArgs(_ListArgs):
     BOUND = bounds.STRAINS
     limit = param.limit(BOUND)
@@ -61,10 +72,13 @@ class StrainArgs(_ListArgs):
     thc_max = param.percent("Maximum THC percentage, not below thc_min", MAX_THC)
     cbd_min = param.percent("Minimum CBD percentage", MAX_CBD)
     cbd_max = param.percent("Maximum CBD percentage, not below cbd_min", MAX_CBD)
+    updated_since = param.updated_since()
+    sort = param.sort(STRAIN_SORTS, "name", "name")
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[StrainFilters, PageRequest]:
         page = self.page(data)
+        _since(data)
         return StrainFilters.create(**data), page
 
 
@@ -110,6 +124,7 @@ def _dispensary_fields(bound: ListBound) -> dict[str, fields.Field[Any]]:
         "open_now": param.open_now(),
         "open_at": param.open_at(),
         "sort": param.sort(PLACE_SORTS, "name", "name"),
+        "updated_since": param.updated_since(),
     }
 
 
@@ -117,6 +132,7 @@ class _DispensaryArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DispensaryFilters, PageRequest]:
         page = self.page(data)
+        _since(data)
         where, when = _where(data), _when(data)
         return DispensaryFilters.create(where=where, when=when, **data), page
 
@@ -142,6 +158,7 @@ class _DealArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DealFilters, PageRequest]:
         page = self.page(data)
+        _since(data)
         where, when = _where(data), _when(data)
         return DealFilters.create(where=where, when=when, **data), page
 
@@ -163,6 +180,7 @@ DealArgs = type(
         ),
         "open_at": param.open_at(),
         "sort": param.sort(DEAL_SORTS, "expires", "expiry date"),
+        "updated_since": param.updated_since(),
     },
 )
 
@@ -171,6 +189,7 @@ class _DoctorArgs(_ListArgs):
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> tuple[DoctorFilters, PageRequest]:
         page = self.page(data)
+        _since(data)
         return DoctorFilters.create(where=_where(data), **data), page
 
 
@@ -186,6 +205,7 @@ DoctorArgs = type(
         **_place_fields(),
         "telehealth": param.boolean("true: only doctors offering telehealth."),
         "sort": param.sort(PLACE_SORTS, "name", "name"),
+        "updated_since": param.updated_since(),
     },
 )
 
@@ -200,10 +220,13 @@ class LawArgs(Schema):
         "true: only where adult use is legal; false: only where it is not."
     )
     medical = param.boolean("true: only where medical use is legal; false: only where it is not.")
+    updated_since = param.updated_since()
+    sort = param.sort(LAW_SORTS, "state_code", "", key="state code")
 
     @post_load
     def build(self, data: dict[str, Any], **_: Any) -> LawFilters:
-        return LawFilters(**data)
+        _since(data)
+        return LawFilters.create(**data)
 
 
 class SearchArgs(_ListArgs):

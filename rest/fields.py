@@ -10,6 +10,7 @@ from typing import Any
 from marshmallow import ValidationError, fields, missing
 
 from service import numbers
+from service.stamps import stamp_text
 
 _TRUE = ("true", "1")
 _FALSE = ("false", "0")
@@ -98,3 +99,11 @@ class OptionalString(AbsentWhenNone, fields.String):
 
 class OptionalBoolean(AbsentWhenNone, fields.Boolean):
     """A boolean that is left out when there is none (False is kept)."""
+
+
+class Stamp(fields.String):
+    """A change stamp (a datetime) as RFC 3339 in UTC with milliseconds and Z
+    (service.stamps.stamp_text); published as a date-time string."""
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        return None if value is None else stamp_text(value)

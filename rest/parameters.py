@@ -14,7 +14,7 @@ from service.places import (
     DEFAULT_RADIUS_MILES,
     MAX_RADIUS_MILES,
 )
-from service.when import OPEN_AT_EXAMPLE
+from service.when import OPEN_AT_EXAMPLE, SINCE_EXAMPLE
 
 from .blueprint import NUMERIC
 from .fields import (
@@ -231,16 +231,39 @@ def bbox() -> fields.String:
     )
 
 
-def sort(choices: tuple[str, ...], default: str, ties: str) -> fields.String:
+def sort(choices: tuple[str, ...], default: str, ties: str, key: str = "id") -> fields.String:
+    """``ties``: what breaks ties of the default order (then ``key``); empty when it has none."""
     ratings = " (rating lowest first, -rating highest first)" if "rating" in choices else ""
+    nearest = (
+        "; distance (nearest first) is the default with zip or lat/lng and needs one of them"
+        if "distance" in choices
+        else ""
+    )
+    stamps = (
+        f" updated_at: oldest change first, ties by {key}; -updated_at: the exact reverse."
+        if "updated_at" in choices
+        else ""
+    )
+    tied = f" Ties are broken by {ties}, then {key}, so pages are stable." if ties else ""
     return fields.String(
         metadata={
             "description": f"Order of the list: {', '.join(choices)}{ratings}; any case, "
-            f"surrounding whitespace ignored. Default {default}; distance (nearest first) is the "
-            "default with zip or lat/lng and needs one of them. Ties are broken by "
-            f"{ties}, then id, so pages are stable.",
+            f"surrounding whitespace ignored. Default {default}{nearest}.{tied}{stamps}",
             **enum_names(choices),
             ACCEPTS: choice_pattern(choices),
+        }
+    )
+
+
+def updated_since() -> fields.String:
+    return fields.String(
+        metadata={
+            "description": "Only those whose updated_at is at or after this instant (inclusive): "
+            f"RFC 3339 with seconds and a UTC offset or Z (e.g. {SINCE_EXAMPLE}), not in the "
+            "future. Combines with every other parameter.",
+            "format": "date-time",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?"
+            "([Zz]|[+-][0-9]{2}:[0-9]{2})$",
         }
     )
 

@@ -7,7 +7,7 @@ from marshmallow import EXCLUDE, Schema, fields
 from service.bounds import DISPENSARY_REVIEWS
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
-from .fields import OptionalBoolean, OptionalFloat, OptionalString
+from .fields import OptionalBoolean, OptionalFloat, OptionalString, Stamp
 
 DATE_FORMAT = "%Y-%m-%d"
 
@@ -22,7 +22,38 @@ class Output(Schema):
         unknown = EXCLUDE
 
 
-class StrainItemSchema(Output):
+# Change stamps, the last fields of every object (added after the fields each had before, so
+# that the classes an object's fields come from end with them: Marshmallow lists a parent's
+# fields first).
+_UPDATED_AT = "When anything the object shows last changed: RFC 3339, UTC, milliseconds."
+_MENU_UPDATED_AT = "When its menu (items, prices, stock) last changed: RFC 3339, UTC, milliseconds."
+
+
+def _updated_at() -> Stamp:
+    return Stamp(
+        required=True,
+        metadata={
+            "description": _UPDATED_AT,
+            "format": "date-time",
+            "example": "2026-11-27T10:04:11.123Z",
+        },
+    )
+
+
+def _menu_updated_at() -> Stamp:
+    return Stamp(
+        required=True,
+        metadata={
+            "description": _MENU_UPDATED_AT,
+            "format": "date-time",
+            "example": "2026-11-27T10:04:11.123Z",
+        },
+    )
+
+
+class _StrainFields(Output):
+    """What a strain shows in a list and in full (never published on its own)."""
+
     slug = fields.String(required=True)
     name = fields.String(required=True)
     type = fields.String(required=True, metadata={"enum": list(STRAIN_TYPES)})
@@ -32,13 +63,18 @@ class StrainItemSchema(Output):
     flavors = fields.List(fields.String(), required=True)
 
 
-class StrainSchema(StrainItemSchema):
+class StrainItemSchema(_StrainFields):
+    updated_at = _updated_at()
+
+
+class StrainSchema(_StrainFields):
     """One strain in full; published as component "Strain" (the envelope is "StrainDetail")."""
 
     description = fields.String(required=True)
     terpenes = fields.List(fields.String(), required=True)
     rating = fields.Float(required=True)
     reviewCount = fields.Integer(attribute="review_count", required=True)
+    updated_at = _updated_at()
 
 
 class DispensaryItemSchema(Output):
@@ -82,7 +118,7 @@ _NEXT_CHANGE = (
 )
 
 
-class DispensaryHitSchema(DispensaryItemSchema):
+class _DispensaryHitFields(DispensaryItemSchema):
     """A list item; ``distance`` (miles, one decimal) appears only around a point,
     ``is_open`` and ``next_change`` only when the request used open_now or open_at."""
 
@@ -102,11 +138,21 @@ class DispensaryHitSchema(DispensaryItemSchema):
     )
 
 
-class StockistSchema(DispensaryHitSchema):
+class DispensaryHitSchema(_DispensaryHitFields):
+    """A list item; ``distance`` (miles, one decimal) appears only around a point,
+    ``is_open`` and ``next_change`` only when the request used open_now or open_at."""
+
+    updated_at = _updated_at()
+    menu_updated_at = _menu_updated_at()
+
+
+class StockistSchema(_DispensaryHitFields):
     """A dispensary whose menu has the strain, with that menu item's price and unit."""
 
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True, metadata={"example": "1/8 oz"})
+    updated_at = _updated_at()
+    menu_updated_at = _menu_updated_at()
 
 
 class MenuItemSchema(Output):
@@ -145,6 +191,8 @@ class DispensarySchema(DispensaryItemSchema):
     next_change = fields.String(
         required=True, allow_none=True, metadata={"description": _NEXT_CHANGE, **_INSTANT}
     )
+    updated_at = _updated_at()
+    menu_updated_at = _menu_updated_at()
 
     def get_attribute(self, obj: Any, attr: str, default: Any) -> Any:
         # obj is a service DispensaryDetail: menu, reviews and the open state beside the row.
@@ -173,6 +221,7 @@ class DealSchema(Output):
     distance = OptionalFloat(
         metadata={"description": "Miles from the zip or lat/lng given to the deal's dispensary."}
     )
+    updated_at = _updated_at()
 
 
 class DoctorSchema(Output):
@@ -189,6 +238,7 @@ class DoctorSchema(Output):
     distance = OptionalFloat(
         metadata={"description": "Miles from the zip or lat/lng given (lists around a point)."}
     )
+    updated_at = _updated_at()
 
 
 class LawSchema(Output):
@@ -201,6 +251,7 @@ class LawSchema(Output):
     home_grow_plants = fields.Integer(required=True)
     delivery_legal = fields.Boolean(required=True)
     updated = fields.Date(DATE_FORMAT, required=True)
+    updated_at = _updated_at()
 
 
 class SearchHitSchema(Output):

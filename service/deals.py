@@ -9,7 +9,7 @@ from sqlalchemy import Date, Float, Integer, Subquery, bindparam, func, select
 
 from models import Deal, Dispensary
 from models.db import AnyRow, AnySelect, Reader
-from models.expressions import sorted_per_row
+from models.expressions import sorted_per_row, tested_per_row
 
 from . import open_sql
 from .errors import NotFound
@@ -30,6 +30,7 @@ from .paging import (
     top_per_parent,
 )
 from .places import near_where
+from .stamps import SINCE, STAMP_SORTS, since_where, stamp_order
 from .when import Clock, current_minute
 
 
@@ -46,6 +47,7 @@ class DealRow(NamedTuple):
     expires: date
     dispensary_id: int
     dispensary_public_id: str
+    updated_at: datetime  # naive on SQLite (UTC): service.stamps reads either
     distance: float | None = None
 
 
@@ -58,6 +60,7 @@ LISTED = (
     Deal.expires,
     Deal.dispensary_id,
     Dispensary.public_id.label("dispensary_public_id"),
+    Deal.updated_at,
 )
 # The filters, by name (each compared with the bind parameter of its name; "any of" the values
 # for those in _MANY).
@@ -65,53 +68,81 @@ _COMPARED = {"state": Dispensary.state, "city": Dispensary.city_key, "category":
 _MANY = ("state", "category")
 
 
-def _where(compared: tuple[str, ...]) -> list[Any]:
+def _where(compared: tuple[str, ...], since: bool = False, *, tested: bool = False) -> list[Any]:
+    """The filters; ``tested``: the stamp tested per row (a page walking another index)."""
+    stamp = tested_per_row(Deal.updated_at) if tested else Deal.updated_at
     return [
         Deal.dispensary_id == Dispensary.id,
         Deal.expires >= bindparam("today", type_=Date),
         *compared_where(_COMPARED, compared, _MANY),
+        *([since_where(stamp)] if since else []),
     ]
 
 
-@lru_cache(maxsize=64)  # 8 sets of filters, each with no open condition or one of a few
-def _listing(compared: tuple[str, ...], opened: open_sql.OpenCondition | None = None) -> Listing:
+# 8 sets of filters, each with no open condition or one of a few, by three orders, stamped or not
+@lru_cache(maxsize=128)
+def _listing(
+    compared: tuple[str, ...],
+    opened: open_sql.OpenCondition | None = None,
+    sort: str = "expires",
+    since: bool = False,
+) -> Listing:
     # A state or city keeps its own dispensaries' deals (a few hundred at most): found through
     # the dispensaries' indexes and sorted, where walking the expiry index would read every
     # active deal to find a small state's. Otherwise the expiry index gives the order (with
-    # ``opened`` each deal's dispensary is tested on the way: service.open_sql).
+    # ``opened`` each deal's dispensary is tested on the way: service.open_sql), or the
+    # (updated_at, id) index by the change stamp.
     placed = "state" in compared or "city" in compared
-    expires = sorted_per_row(Deal.expires) if placed else Deal.expires
+    stamped = sort in STAMP_SORTS
+    if stamped:
+        order = stamp_order(Deal.updated_at, Deal.id, sort)
+    else:
+        order = (sorted_per_row(Deal.expires) if placed else Deal.expires, Deal.id)
+    where = _where(compared, since, tested=since and not stamped and not placed)
     if opened is not None:
-        return Listing.of(LISTED, [*_where(compared), opened.where], (expires, Deal.id))
-    return Listing.of(LISTED, _where(compared), (expires, Deal.id), count=_deals_count(compared))
+        return Listing.of(LISTED, [*where, opened.where], order)
+    return Listing.of(LISTED, where, order, count=_deals_count(compared, since))
 
 
-def _deals_count(compared: tuple[str, ...]) -> AnySelect | None:
+def _deals_count(compared: tuple[str, ...], since: bool = False) -> AnySelect | None:
     """Without a filter on the dispensary, the count of the matching deals from the deals table
     alone: every deal has its dispensary (a foreign key), so the join changes no count, and
     without it the count reads the expiry index rather than a dispensary per active deal."""
     if not set(compared) <= {"category"}:
         return None
-    active = Deal.expires >= bindparam("today", type_=Date)
+    # With updated_since, the stamped deals are counted through the (updated_at, id) index, each
+    # tested for being active (on SQLite; PostgreSQL plans by cost).
+    expires = tested_per_row(Deal.expires) if since else Deal.expires
+    active = expires >= bindparam("today", type_=Date)
     where = [active, *compared_where(_COMPARED, compared, _MANY)]
+    if since:
+        where.append(since_where(Deal.updated_at))
     return select(func.count()).select_from(Deal).where(*where)
 
 
 def _order(columns: Any, sort: str) -> tuple[Any, ...]:
-    """Soonest expiry first, or nearest first; ties by expiry, then id (stable pages)."""
+    """Soonest expiry first, nearest first, or by the change stamp; ties by expiry, then id
+    (by the change stamp: by id), so that pages are stable."""
+    if sort in STAMP_SORTS:
+        return stamp_order(columns.updated_at, columns.id, sort)
     tail = (columns.expires, columns.id)
     return (columns.distance, *tail) if sort == "distance" else tail
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=128)
 def _near_listing(
-    compared: tuple[str, ...], sort: str, opened: open_sql.OpenCondition | None = None
+    compared: tuple[str, ...],
+    sort: str,
+    opened: open_sql.OpenCondition | None = None,
+    since: bool = False,
 ) -> Listing:
     """Around a point: the narrow rows a list chooses from, every filter applied (``opened``
     too), the dispensaries narrowed by the point's bounding box (the (lat, lng) index) and
     kept by their exact distance; only the page's rows are joined for the listed columns."""
     columns: list[Any] = [Deal.id, Deal.expires]
-    where = [*_where(compared), *([opened.where] if opened is not None else [])]
+    if sort in STAMP_SORTS:
+        columns.append(Deal.updated_at)
+    where = [*_where(compared, since), *([opened.where] if opened is not None else [])]
     columns.append(miles_sql(Dispensary.lat, Dispensary.lng).label("distance"))
     where.append(near_where(Dispensary.lat, Dispensary.lng))
     found = select(*columns).where(*where).subquery("candidates")
@@ -134,27 +165,31 @@ class _Shape(NamedTuple):
     near: bool  # around a point (DealFilters.where, never a box)
     sort: str
     opened: open_sql.OpenCondition | None = None  # only deals whose dispensary is open
+    since: bool = False  # only deals stamped at or after :updated_since
 
 
 def _plan(shape: _Shape) -> Listing:
     """The statements of ``shape`` (built once per shape)."""
     if shape.near:
-        return _near_listing(shape.compared, shape.sort, shape.opened)
-    return _listing(shape.compared, shape.opened)
+        return _near_listing(shape.compared, shape.sort, shape.opened, shape.since)
+    return _listing(shape.compared, shape.opened, shape.sort, shape.since)
 
 
 def list_deals(
     db: Reader, filters: DealFilters, page: PageRequest, *, today: date, now: Clock = current_minute
 ) -> Page[DealRow]:
-    """Return one page of deals still active on ``today``: soonest expiry first, or nearest
-    first around a point (``filters.sort``). ``now`` gives the request's instant, called only
-    for ``open_now`` (the deal's dispensary open then)."""
+    """Return one page of deals still active on ``today``: soonest expiry first, nearest first
+    around a point, or by the change stamp (``filters.sort``). ``now`` gives the request's
+    instant, called only for ``open_now`` (the deal's dispensary open then)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
     params = compared_params(compared, _MANY)
     params["today"] = today
     if filters.where is not None:
         params.update(filters.where.params())
-    shape = _Shape(tuple(compared), filters.where is not None, filters.sort)
+    if filters.updated_since is not None:
+        params[SINCE] = filters.updated_since
+    since = filters.updated_since is not None
+    shape = _Shape(tuple(compared), filters.where is not None, filters.sort, since=since)
     when = filters.when
     if when is not None and when.only_open:
         found = _open_rows(db, shape, params, page, when.instant(now))

@@ -17,8 +17,8 @@ from sqlalchemy import (
 )
 
 from models import Dispensary, MenuItem
-from models.db import AnyRow, AnySelect, Reader
-from models.expressions import in_subquery_once
+from models.db import AnyRow, AnySelect, Reader, dialect_name
+from models.expressions import in_subquery_once, tested_per_row
 
 from . import open_sql
 from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_rows, with_opening
@@ -31,6 +31,7 @@ from .paging import (
     compared_params,
     compared_where,
     fetch_rows,
+    pick_listing,
     ranked_listing,
     rows,
 )
@@ -43,6 +44,7 @@ from .places import (
     near_where,
     place_order,
 )
+from .stamps import SINCE, STAMP_SORTS, since_where, stamp_order
 from .when import Clock, current_minute
 
 # Filters that are column comparisons, by filter name: "any of" the values for tuples.
@@ -90,11 +92,14 @@ class _Shape(NamedTuple):
     stocking: bool  # only dispensaries whose menu has :strain_id
     sort: str
     opened: open_sql.OpenCondition | None = None  # only those open at an instant
+    since: bool = False  # only those stamped at or after :updated_since
 
     @property
-    def by_name(self) -> bool:
-        """Whether the list's order and filters are those of an index walk (no ranking)."""
-        return self.sort == "name" and not self.stocking and self.opened is None
+    def walked(self) -> bool:
+        """Whether the list's order and filters are those of an index walk (no ranking): by
+        name or by the change stamp."""
+        indexed = self.sort == "name" or self.sort in STAMP_SORTS
+        return indexed and not self.stocking and self.opened is None
 
 
 def _plan(where: Location | None, shape: _Shape) -> Listing:
@@ -102,26 +107,72 @@ def _plan(where: Location | None, shape: _Shape) -> Listing:
     if isinstance(where, Near):
         return _near(shape)
     if isinstance(where, Box):
-        return _by_name_in_box(shape.compared, where.wide) if shape.by_name else _in_box(shape)
-    return _by_name(shape.compared) if shape.by_name else _anywhere(shape)
+        if shape.walked and shape.sort == "name":
+            return _by_name_in_box(shape.compared, where.wide, shape.since)
+        return _in_box(shape)
+    if shape.walked:
+        return _walk(shape.compared, shape.sort, shape.since)
+    return _anywhere(shape)
+
+
+def _stamped_plan(
+    db: Reader, where: Location | None, shape: _Shape, params: dict[str, Any]
+) -> Listing:
+    """``_plan``, but a page by name that would walk the name index testing each row's stamp
+    (``updated_since``: anywhere, or in a wide box) first counts the stamped rows, and sorts
+    them when they are few (service.paging.pick_listing), on SQLite: PostgreSQL's plan, made
+    once for any instant, walks the name index either way."""
+    walked = _plan(where, shape)
+    by_name = shape.since and shape.walked and shape.sort == "name"
+    if not by_name or (isinstance(where, Box) and not where.wide) or isinstance(where, Near):
+        return walked
+    if dialect_name(db) != "sqlite":
+        return walked
+    sorted_ = _in_box(shape) if isinstance(where, Box) else _anywhere(shape)
+    return pick_listing(db, _stamped_count(), params, sorted_, walked)
+
+
+@lru_cache(maxsize=1)
+def _stamped_count() -> AnySelect:
+    """The dispensaries stamped at or after ``updated_since``, counted in the (updated_at, id)
+    index alone."""
+    return select(func.count()).select_from(Dispensary).where(since_where(Dispensary.updated_at))
+
+
+def _stamp_tested(since: bool) -> list[ColumnElement[bool]]:
+    """The ``updated_since`` filter of a page that walks another order: tested per row."""
+    return [since_where(tested_per_row(Dispensary.updated_at))] if since else []
 
 
 @lru_cache(maxsize=64)
-def _by_name(compared: tuple[str, ...]) -> Listing:
-    return Listing.of(LISTED, compared_conditions(compared), (Dispensary.sort_key, Dispensary.id))
+def _walk(compared: tuple[str, ...], sort: str, since: bool) -> Listing:
+    """By name, or by the change stamp (through the (updated_at, id) index, from
+    ``updated_since`` when given); the count finds the stamped rows through that index."""
+    where = compared_conditions(compared)
+    stamped = [since_where(Dispensary.updated_at)] if since else []
+    count = select(func.count()).select_from(Dispensary).where(*where, *stamped)
+    if sort in STAMP_SORTS:
+        order = stamp_order(Dispensary.updated_at, Dispensary.id, sort)
+        return Listing.of(LISTED, [*where, *stamped], order, count=count)
+    order = (Dispensary.sort_key, Dispensary.id)
+    if not since:
+        return Listing.of(LISTED, where, order)
+    return Listing.of(LISTED, [*where, *_stamp_tested(since)], order, count=count)
 
 
 @lru_cache(maxsize=64)
-def _by_name_in_box(compared: tuple[str, ...], wide: bool) -> Listing:
+def _by_name_in_box(compared: tuple[str, ...], wide: bool, since: bool = False) -> Listing:
     """In a box, by name. A box of few rows is found through the (lat, lng) index and sorted;
     in a ``wide`` box (service.places.WIDE_BOX_SQUARE_DEGREES) the page walks the name index
     testing each row instead, and stops once full rather than sorting every row of the box.
     The count always finds the box through the (lat, lng) index."""
     where = compared_conditions(compared)
     inside = box_where(Dispensary.lat, Dispensary.lng)
-    count = select(func.count()).where(*where, inside)
+    stamped = _stamp_tested(since)
+    count = select(func.count()).where(*where, inside, *stamped)
     tested = inside_tested_per_row(Dispensary.lat, Dispensary.lng) if wide else inside
-    return Listing.of(LISTED, [*where, tested], (Dispensary.sort_key, Dispensary.id), count=count)
+    order = (Dispensary.sort_key, Dispensary.id)
+    return Listing.of(LISTED, [*where, tested, *stamped], order, count=count)
 
 
 @lru_cache(maxsize=128)
@@ -148,7 +199,11 @@ def _ranked(shape: _Shape, located: list[Any], distance: Any = None) -> Listing:
     only the page's rows are then joined for the listed columns."""
     near = distance is not None
     columns = [Dispensary.id, Dispensary.sort_key, Dispensary.rating, *([distance] if near else [])]
+    if shape.sort in STAMP_SORTS:
+        columns.append(Dispensary.updated_at)
     where = [*compared_conditions(shape.compared), *located]
+    if shape.since:
+        where.append(since_where(Dispensary.updated_at))
     if shape.stocking:
         where.append(_stocking(near=near))
     if shape.opened is not None:
@@ -182,13 +237,16 @@ def list_dispensaries(
         params.update(where.params())
     if strain_id is not None:
         params["strain_id"] = strain_id
-    shape = _Shape(tuple(compared), strain_id is not None, filters.sort)
+    if filters.updated_since is not None:
+        params[SINCE] = filters.updated_since
+    since = filters.updated_since is not None
+    shape = _Shape(tuple(compared), strain_id is not None, filters.sort, since=since)
     when = filters.when
     at = when.instant(now) if when is not None else None
     if when is not None and at is not None and when.only_open:
         found = _open_rows(db, where, shape, params, page, at)
     else:  # with open_now=false (``at`` but not only_open) every row says whether it is open
-        found = fetch_rows(db, _plan(where, shape), params, page)
+        found = fetch_rows(db, _stamped_plan(db, where, shape, params), params, page)
     items = with_opening(listed_rows(found.items), at)
     if strain_id is not None:
         items = _stocked(db, strain_id, items)

@@ -34,6 +34,8 @@ LISTED = (
     Dispensary.lat,
     Dispensary.lng,
     Dispensary.timezone,
+    Dispensary.updated_at,
+    Dispensary.menu_updated_at,
 )
 
 
@@ -59,6 +61,8 @@ class DispensaryRow:
     lat: float
     lng: float
     timezone: str
+    updated_at: datetime  # naive on SQLite (UTC): service.stamps reads either
+    menu_updated_at: datetime
     distance: float | None = None
     is_open: bool | None = None
     next_change: datetime | None = None

@@ -2,6 +2,7 @@
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -26,6 +27,7 @@ from .paging import (
     rows_by_public_ids,
 )
 from .places import Box, Near, box_where, near_where, place_order
+from .stamps import SINCE, STAMP_SORTS, since_where, stamp_order
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,7 @@ class DoctorRow:
     lat: float
     lng: float
     timezone: str
+    updated_at: datetime  # naive on SQLite (UTC): service.stamps reads either
     distance: float | None = None
 
 
@@ -56,24 +59,38 @@ LISTED = (
     Doctor.lat,
     Doctor.lng,
     Doctor.timezone,
+    Doctor.updated_at,
 )
 # The filters, by name (each compared with the bind parameter of its name; "any of" the states).
 _COMPARED = {"state": Doctor.state, "city": Doctor.city_key, "telehealth": Doctor.telehealth}
 _MANY = ("state",)
 
 
-@lru_cache(maxsize=16)
-def _listing(compared: tuple[str, ...]) -> Listing:
+@lru_cache(maxsize=64)
+def _listing(compared: tuple[str, ...], sort: str = "name", since: bool = False) -> Listing:
+    """By name, or by the change stamp through the (updated_at, id) index (from
+    ``updated_since`` when given)."""
     where = compared_where(_COMPARED, compared, _MANY)
+    if since:
+        where.append(since_where(Doctor.updated_at))
+    if sort in STAMP_SORTS:
+        return Listing.of(LISTED, where, stamp_order(Doctor.updated_at, Doctor.id, sort))
     return Listing.of(LISTED, where, (Doctor.sort_key, Doctor.id))
 
 
 @lru_cache(maxsize=64)
-def _ranked_listing(compared: tuple[str, ...], where: str | None, sort: str) -> Listing:
+def _ranked_listing(
+    compared: tuple[str, ...], where: str | None, sort: str, since: bool = False
+) -> Listing:
     """A page of the matching doctors in ``sort`` order: narrow rows (id, name key, rating,
-    distance around a point) ranked first, the listed columns joined for the page only."""
+    distance around a point, the stamp to order by it) ranked first, the listed columns joined
+    for the page only."""
     columns: list[Any] = [Doctor.id, Doctor.sort_key, Doctor.rating]
+    if sort in STAMP_SORTS:
+        columns.append(Doctor.updated_at)
     conditions = compared_where(_COMPARED, compared, _MANY)
+    if since:
+        conditions.append(since_where(Doctor.updated_at))
     if where == "near":
         columns.append(miles_sql(Doctor.lat, Doctor.lng).label("distance"))
         conditions.append(near_where(Doctor.lat, Doctor.lng))
@@ -91,17 +108,22 @@ def _ranked_listing(compared: tuple[str, ...], where: str | None, sort: str) -> 
 
 def list_doctors(db: Reader, filters: DoctorFilters, page: PageRequest) -> Page[DoctorRow]:
     """Return one page of doctors matching ``filters``: by name (any case) then id unless
-    ``filters.sort`` says otherwise (nearest first around a point by default)."""
+    ``filters.sort`` says otherwise (nearest first around a point by default; by rating or by
+    the change stamp)."""
     compared = {n: value for n in _COMPARED if (value := getattr(filters, n)) is not None}
     params = compared_params(compared, _MANY)
+    since = filters.updated_since is not None
+    if since:
+        params[SINCE] = filters.updated_since
     where = filters.where
-    if where is None and filters.sort == "name":
-        found = fetch_page(db, _listing(tuple(compared)), params, page)
+    if where is None and (filters.sort == "name" or filters.sort in STAMP_SORTS):
+        found = fetch_page(db, _listing(tuple(compared), filters.sort, since), params, page)
         return replace(found, items=[DoctorRow(*row) for row in found.items])
     if where is not None:
         params.update(where.params())
     kind = "near" if isinstance(where, Near) else "box" if isinstance(where, Box) else None
-    found = fetch_page(db, _ranked_listing(tuple(compared), kind, filters.sort), params, page)
+    listing = _ranked_listing(tuple(compared), kind, filters.sort, since)
+    found = fetch_page(db, listing, params, page)
     listed = len(LISTED)
     # misc: mypy cannot tell that row[:listed] (the listed columns) stops short of ``distance``.
     items = [

@@ -9,10 +9,12 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from .errors import InvalidParameter
 from .geo import Point, normalise_state
 from .places import Box, Location, Near
+from .stamps import STAMP_SORTS
 from .vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
 from .when import When
 
@@ -118,9 +120,12 @@ def _sort(value: str | None, allowed: tuple[str, ...], where: Location | None) -
     return folded
 
 
-# The orders each list takes; the first is the default without a point.
-PLACE_SORTS = ("name", "distance", "rating", "-rating")
-DEAL_SORTS = ("expires", "distance")
+# The orders each list takes; the first is the default without a point. Every list can be
+# ordered by its change stamps too (service.stamps).
+PLACE_SORTS = ("name", "distance", "rating", "-rating", *STAMP_SORTS)
+DEAL_SORTS = ("expires", "distance", *STAMP_SORTS)
+STRAIN_SORTS = ("name", *STAMP_SORTS)
+LAW_SORTS = ("state_code", *STAMP_SORTS)
 
 
 @dataclass(frozen=True)
@@ -132,6 +137,8 @@ class StrainFilters:
     thc_max: float | None = None
     cbd_min: float | None = None
     cbd_max: float | None = None
+    updated_since: datetime | None = None
+    sort: str = "name"
 
     @classmethod
     def create(
@@ -144,8 +151,11 @@ class StrainFilters:
         thc_max: float | None = None,
         cbd_min: float | None = None,
         cbd_max: float | None = None,
+        updated_since: datetime | None = None,
+        sort: str | None = None,
     ) -> "StrainFilters":
-        """Validate and normalise; raise InvalidParameter for the first bad value."""
+        """Validate and normalise; raise InvalidParameter for the first bad value.
+        ``updated_since``: the edge's ``service.when.since``."""
         _percent_range(thc_min, thc_max, ("thc_min", "thc_max"), MAX_THC)
         _percent_range(cbd_min, cbd_max, ("cbd_min", "cbd_max"), MAX_CBD)
         return cls(
@@ -156,6 +166,8 @@ class StrainFilters:
             thc_max=thc_max,
             cbd_min=cbd_min,
             cbd_max=cbd_max,
+            updated_since=updated_since,
+            sort=_sort(sort, STRAIN_SORTS, None),
         )
 
 
@@ -168,6 +180,7 @@ class DispensaryFilters:
     where: Location | None = None
     when: When | None = None
     sort: str = "name"
+    updated_since: datetime | None = None
 
     @property
     def origin(self) -> Point | None:
@@ -190,6 +203,7 @@ class DispensaryFilters:
         where: Location | None = None,
         when: When | None = None,
         sort: str | None = None,
+        updated_since: datetime | None = None,
     ) -> "DispensaryFilters":
         """Validate and normalise; raise InvalidParameter naming the first bad parameter.
         ``where`` and ``when``: the edge's ``service.places.locate`` and ``When.create``."""
@@ -201,6 +215,7 @@ class DispensaryFilters:
             where=where,
             when=when,
             sort=_sort(sort, PLACE_SORTS, where),
+            updated_since=updated_since,
         )
 
 
@@ -212,6 +227,7 @@ class DealFilters:
     where: Near | None = None
     when: When | None = None
     sort: str = "expires"
+    updated_since: datetime | None = None
 
     @classmethod
     def create(
@@ -223,6 +239,7 @@ class DealFilters:
         where: Location | None = None,
         when: When | None = None,
         sort: str | None = None,
+        updated_since: datetime | None = None,
     ) -> "DealFilters":
         """Validate and normalise; raise InvalidParameter if bad (a map box among them)."""
         if isinstance(where, Box):
@@ -234,6 +251,7 @@ class DealFilters:
             where=where,
             when=when,
             sort=_sort(sort, DEAL_SORTS, where),
+            updated_since=updated_since,
         )
 
 
@@ -243,6 +261,20 @@ class LawFilters:
 
     recreational: bool | None = None
     medical: bool | None = None
+    updated_since: datetime | None = None
+    sort: str = "state_code"
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        recreational: bool | None = None,
+        medical: bool | None = None,
+        updated_since: datetime | None = None,
+        sort: str | None = None,
+    ) -> "LawFilters":
+        """Validate the order; raise InvalidParameter if bad."""
+        return cls(recreational, medical, updated_since, _sort(sort, LAW_SORTS, None))
 
 
 @dataclass(frozen=True)
@@ -252,6 +284,7 @@ class DoctorFilters:
     telehealth: bool | None = None
     where: Location | None = None
     sort: str = "name"
+    updated_since: datetime | None = None
 
     @classmethod
     def create(
@@ -262,6 +295,7 @@ class DoctorFilters:
         telehealth: bool | None = None,
         where: Location | None = None,
         sort: str | None = None,
+        updated_since: datetime | None = None,
     ) -> "DoctorFilters":
         """Validate and normalise; raise InvalidParameter if bad."""
         return cls(
@@ -270,6 +304,7 @@ class DoctorFilters:
             telehealth=telehealth,
             where=where,
             sort=_sort(sort, PLACE_SORTS, where),
+            updated_since=updated_since,
         )
 
 

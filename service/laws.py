@@ -17,6 +17,7 @@ from .errors import NotFound
 from .filters import LawFilters
 from .geo import is_jurisdiction
 from .paging import rows
+from .stamps import SINCE, since_where, stamp_order
 
 # A law record as the service returns it: a row with the attributes of SHOWN.
 LawRecord = Row[*tuple[Any, ...]]
@@ -31,6 +32,7 @@ SHOWN = (
     Law.home_grow_plants,
     Law.delivery_legal,
     Law.updated,
+    Law.updated_at,
 )
 
 
@@ -44,10 +46,19 @@ def _by_code() -> AnySelect:
     return select(*SHOWN).where(Law.state_code == bindparam("code"))
 
 
-@lru_cache(maxsize=4)
-def _all(compared: tuple[str, ...] = ()) -> AnySelect:
+@lru_cache(maxsize=32)
+def _all(
+    compared: tuple[str, ...] = (), since: bool = False, sort: str = "state_code"
+) -> AnySelect:
+    """By state code, or by the change stamp through the (updated_at, state_code) index."""
     where = [getattr(Law, name) == bindparam(name) for name in compared]
-    return select(*SHOWN).where(*where).order_by(Law.state_code)
+    if since:
+        where.append(since_where(Law.updated_at))
+    if sort == "state_code":
+        order: tuple[Any, ...] = (Law.state_code,)
+    else:
+        order = stamp_order(Law.updated_at, Law.state_code, sort)
+    return select(*SHOWN).where(*where).order_by(*order)
 
 
 def get_law(db: Reader, state: str) -> LawRecord:
@@ -59,13 +70,17 @@ def get_law(db: Reader, state: str) -> LawRecord:
 
 
 def list_laws(db: Reader, filters: LawFilters | None = None) -> list[LawRecord]:
-    """Return the law records matching ``filters`` (all by default), ordered by state code."""
-    compared = {
+    """Return the law records matching ``filters`` (all by default), ordered by state code or
+    by the change stamp (``filters.sort``)."""
+    filters = filters if filters is not None else LawFilters()
+    compared: dict[str, Any] = {
         name: value
         for name in ("recreational", "medical")
-        if (value := getattr(filters, name, None)) is not None
+        if (value := getattr(filters, name)) is not None
     }
-    return list(rows(db, _all(tuple(compared)), compared))
+    since = filters.updated_since
+    statement = _all(tuple(compared), since is not None, filters.sort)
+    return list(rows(db, statement, {**compared, **({SINCE: since} if since else {})}))
 
 
 def laws_by_codes(db: Reader, codes: Iterable[str]) -> dict[str, LawRecord]:

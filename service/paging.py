@@ -228,6 +228,23 @@ def _window(
     return found, total
 
 
+# ``updated_since`` with an order of another index: up to this many matches are found through
+# the (updated_at, id) index and sorted; more are met soon enough walking the order's index.
+SORTED_MAX = 500
+
+
+def pick_listing(
+    db: Reader, count: AnySelect, params: Mapping[str, Any], sorted_: Listing, walked: Listing
+) -> Listing:
+    """``sorted_`` when ``count`` (run with ``params``: the rows stamped at or after
+    ``updated_since``, counted in their index alone) finds at most SORTED_MAX rows, else
+    ``walked``. A walk that tests each row reads about (offset + limit) x table / matches rows:
+    the whole table when few match, where sorting the few is cheap. The count costs far less
+    than either mistake."""
+    matches = rows(db, count, params)[0][0]
+    return sorted_ if matches <= SORTED_MAX else walked
+
+
 def known_total(page: PageRequest, returned: int) -> int | None:
     """The total when the window alone tells it (a short page that is not empty, or the first
     page); None when it must be counted."""

@@ -14,6 +14,7 @@ from sqlalchemy import ColumnElement, Float, SQLColumnExpression, and_, bindpara
 from .errors import InvalidParameter
 from .geo import Point, bounding_box, origin_terms, zip_point
 from .numbers import OutOfRange, read_float
+from .stamps import STAMP_SORTS, stamp_order
 
 DEFAULT_RADIUS_MILES = 50.0
 MAX_RADIUS_MILES = 500.0
@@ -199,8 +200,11 @@ def inside_tested_per_row(
 
 def place_order(columns: Any, sort: str) -> tuple[Any, ...]:
     """The ORDER BY of a list of places (dispensaries, doctors) over ``columns`` (a candidate
-    subquery's: id, sort_key, rating, and distance around a point) for ``sort``: ties go to
-    the name, then the id, so that pages are stable."""
+    subquery's: id, sort_key, rating, distance around a point, updated_at to order by it) for
+    ``sort``: ties go to the name, then the id (by the change stamp: to the id), so that pages
+    are stable."""
+    if sort in STAMP_SORTS:
+        return stamp_order(columns.updated_at, columns.id, sort)
     tail = (columns.sort_key, columns.id)
     if sort == "distance":
         return (columns.distance, *tail)

@@ -21,6 +21,7 @@ from .filters import DispensaryFilters
 from .geo import miles_sql
 from .paging import PageRequest, rows
 from .places import Box, Location, Near, box_where, near_where, place_order
+from .stamps import SINCE, STAMP_SORTS, since_where
 from .when import Clock, current_minute
 
 
@@ -30,6 +31,7 @@ class _Shape(NamedTuple):
     compared: tuple[str, ...]
     sort: str
     opened: open_sql.OpenCondition | None = None  # only those open at an instant
+    since: bool = False  # only those stamped at or after :updated_since
 
 
 def _statement(where: Location | None, shape: _Shape) -> AnySelect:
@@ -68,8 +70,12 @@ def _select_stockists(shape: _Shape, located: list[Any], distance: Any = None) -
     near = distance is not None
     columns: list[Any] = [stocked.c.strain_id, Dispensary.id, Dispensary.sort_key]
     columns += [Dispensary.rating, *([distance] if near else [])]
+    if shape.sort in STAMP_SORTS:
+        columns.append(Dispensary.updated_at)
     where: list[Any] = [Dispensary.id == stocked.c.dispensary_id]
     where += [*compared_conditions(shape.compared), *located]
+    if shape.since:
+        where.append(since_where(Dispensary.updated_at))
     if shape.opened is not None:
         where.append(shape.opened.where)
     candidates = select(*columns).where(*where).subquery("candidates")
@@ -115,7 +121,9 @@ def stockists_by_strain(
     where = filters.where
     if where is not None:
         params.update(where.params())
-    shape = _Shape(tuple(compared), filters.sort)
+    if filters.updated_since is not None:
+        params[SINCE] = filters.updated_since
+    shape = _Shape(tuple(compared), filters.sort, since=filters.updated_since is not None)
     when = filters.when
     at = when.instant(now) if when is not None else None
     if when is not None and at is not None and when.only_open:

@@ -8,10 +8,11 @@ row keeps, see models.strain) and a page's total included.
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, Float, Select, String, bindparam, func, select
+from sqlalchemy import ColumnElement, Float, Select, String, Subquery, bindparam, func, select
 
 from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
 from models.db import AnySelect, Reader, dialect_name
@@ -19,7 +20,8 @@ from models.expressions import tested_per_row
 
 from .errors import NotFound
 from .filters import StrainFilters
-from .paging import Listing, Page, PageRequest, fetch_page, rows
+from .paging import Listing, Page, PageRequest, fetch_page, pick_listing, ranked_listing, rows
+from .stamps import SINCE, STAMP_SORTS, since_where, stamp_order
 
 # Slugs are lower-case ASCII words joined by hyphens; anything else cannot name a strain and is
 # answered without a query (NUL or lone surrogates would otherwise reach the database driver).
@@ -39,11 +41,12 @@ COLUMNS = (
 )
 
 
-# The columns of a StrainRow: COLUMNS, then the effects and flavors.
+# The columns of a StrainRow: COLUMNS, then the effects, flavors and change stamp.
 LISTED = (
     *COLUMNS,
     Strain.effect_list.label("effects"),
     Strain.flavor_list.label("flavors"),
+    Strain.updated_at,
 )
 # Range filters: (filter name, column, comparison).
 _RANGES = (
@@ -69,6 +72,7 @@ class StrainRow(NamedTuple):
     review_count: int
     effects: list[str]
     flavors: list[str]
+    updated_at: datetime  # naive on SQLite (UTC): service.stamps reads either
 
 
 class StrainDetail(NamedTuple):
@@ -85,6 +89,7 @@ class StrainDetail(NamedTuple):
     review_count: int
     effects: list[str]
     flavors: list[str]
+    updated_at: datetime
     terpenes: list[str]
 
 
@@ -93,9 +98,13 @@ _MANY = "+"  # suffix of a shape's filter name when it has several values ("any 
 
 def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
     """The names of the set filters (what the statement depends on) and their values. A word
-    filter with several values is named with the suffix _MANY and compared with IN."""
-    names: list[str] = []
+    filter with several values is named with the suffix _MANY and compared with IN; the order,
+    when by the change stamp, is named too."""
+    names: list[str] = [filters.sort] if filters.sort in STAMP_SORTS else []
     values: dict[str, Any] = {}
+    if filters.updated_since is not None:
+        names.append(SINCE)
+        values[SINCE] = filters.updated_since
     for name in ("type", "effect", "flavor", "thc_min", "thc_max", "cbd_min", "cbd_max"):
         value = getattr(filters, name)
         if value is None:
@@ -152,6 +161,8 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     for name, compared, compare in _RANGES:
         if name in shape:
             where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
+    if SINCE in shape:
+        where.append(since_where(column(Strain.updated_at)))
     return where
 
 
@@ -193,6 +204,8 @@ def _trait_walk_where(shape: tuple[str, ...], walked: _Trait) -> list[ColumnElem
     with an EXISTS test of the other trait's word(s) when that is filtered too."""
     trait, where = _trait_rows_where(shape, walked, walking=True)
     where.append(Strain.id == trait.strain_id)
+    if SINCE in shape:
+        where.append(since_where(tested_per_row(Strain.updated_at)))
     other_name, other = _TRAITS[1] if walked[0] == "effect" else _TRAITS[0]
     has_other = _has_trait(other, other_name, shape, trait.strain_id)
     if has_other is not None:
@@ -209,6 +222,9 @@ def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
     flavored = _compare(StrainFlavor.name, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
         where.append(trait.strain_id.in_(select(StrainFlavor.strain_id).where(flavored)))
+    if SINCE in shape:
+        stamped = select(Strain.id).where(since_where(Strain.updated_at))
+        where.append(trait.strain_id.in_(stamped))
     counted = func.count(trait.strain_id.distinct()) if name + _MANY in shape else func.count()
     return select(counted).select_from(trait).where(*where)
 
@@ -218,17 +234,39 @@ def _trait_driven_where(shape: tuple[str, ...]) -> list[ColumnElement[bool]]:
     matching rows (and, with both traits, an EXISTS test of the flavor)."""
     trait, matching = _trait_rows_where(shape)
     where: list[ColumnElement[bool]] = [Strain.id.in_(select(trait.strain_id).where(*matching))]
+    if SINCE in shape:
+        where.append(since_where(Strain.updated_at))
     flavored = _has_trait(StrainFlavor, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
         where.append(flavored)
     return where
 
 
+def _stamped(shape: tuple[str, ...]) -> Listing:
+    """By the change stamp: the page walks the (updated_at, id) index (from ``updated_since``,
+    when given), testing the other filters per strain, and stops once full; the count finds the
+    stamped strains through that index too."""
+    sort = next(name for name in STAMP_SORTS if name in shape)
+    walked = _where(tuple(name for name in shape if name != SINCE), walking=True)
+    if SINCE in shape:
+        walked.append(since_where(Strain.updated_at))
+    order = stamp_order(Strain.updated_at, Strain.id, sort)
+    count = select(func.count()).select_from(Strain).where(*_where(shape, walking=False))
+    return Listing.of(LISTED, walked, order, count=count)
+
+
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
+    if any(name in shape for name in STAMP_SORTS):
+        return _stamped(shape)
     order = (Strain.sort_key, Strain.id)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
     if not traits:
+        if SINCE in shape:
+            # By name: the page walks the name index testing each strain's stamp, and the
+            # count finds the stamped ones through the (updated_at, id) index.
+            count = select(func.count()).select_from(Strain).where(*_where(shape, walking=False))
+            return Listing.of(LISTED, _where(shape, walking=True), order, count=count)
         return Listing.of(LISTED, _where(shape, walking=False), order)
     count = _trait_count(shape)
     walked = _walked_trait(shape)
@@ -250,15 +288,55 @@ def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
     return Listing.of(LISTED, _where(shape, walking=True), order, count=count)
 
 
+@lru_cache(maxsize=64)
+def _sorted_by_name(shape: tuple[str, ...]) -> Listing:
+    """By name, the strains stamped at or after ``updated_since`` found through the
+    (updated_at, id) index, the other filters tested on each, and sorted: cheaper than a walk
+    of the name index when few are stamped."""
+    where = _where(tuple(name for name in shape if name != SINCE), walking=True)
+    candidates = (
+        select(Strain.id, Strain.sort_key)
+        .where(*where, since_where(Strain.updated_at))
+        .subquery("candidates")
+    )
+
+    def listed(ranked: Subquery) -> AnySelect:
+        return select(*LISTED).join_from(ranked, Strain, Strain.id == ranked.c.id)
+
+    return ranked_listing(candidates, [], lambda c: (c.sort_key, c.id), listed)
+
+
+def _picked(db: Reader, shape: tuple[str, ...], params: dict[str, Any]) -> Listing:
+    """The shape's listing; by name with ``updated_since`` and no trait filter, on SQLite, the
+    stamped strains are counted first and sorted when few (service.paging.pick_listing).
+    PostgreSQL's plan, made once for any instant, walks the name index either way."""
+    dialect = dialect_name(db)
+    walked = _listing(shape, dialect)
+    traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
+    if SINCE not in shape or traits or any(name in shape for name in STAMP_SORTS):
+        return walked
+    if dialect != "sqlite":
+        return walked
+    return pick_listing(db, _stamped_count(), params, _sorted_by_name(shape), walked)
+
+
+@lru_cache(maxsize=1)
+def _stamped_count() -> AnySelect:
+    """The strains stamped at or after ``updated_since``, counted in the (updated_at, id)
+    index alone."""
+    return select(func.count()).select_from(Strain).where(since_where(Strain.updated_at))
+
+
 def _strains(found: Sequence[Sequence[Any]]) -> list[StrainRow]:
     """Rows of LISTED as strains."""
     return [StrainRow(*row) for row in found]
 
 
 def list_strains(db: Reader, filters: StrainFilters, page: PageRequest) -> Page[StrainRow]:
-    """Return one page of strains matching ``filters``, by name (any case) then id."""
+    """Return one page of strains matching ``filters``: by name (any case) then id, or by the
+    change stamp (``filters.sort``)."""
     shape, params = _shape(filters)
-    result = fetch_page(db, _listing(shape, dialect_name(db)), params, page)
+    result = fetch_page(db, _picked(db, shape, params), params, page)
     return replace(result, items=_strains(result.items))
 
 

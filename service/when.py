@@ -7,7 +7,7 @@ request (web.today.request_now), and it is only called when a request asks about
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from .errors import InvalidParameter
 
@@ -17,6 +17,12 @@ _INSTANT = re.compile(
     r"(?:Z|[+-][0-9]{2}:[0-9]{2})$"
 )
 OPEN_AT_EXAMPLE = "2026-12-24T18:30:00-08:00"
+# RFC 3339 (section 5.6): seconds required, any fraction, Z or an offset; T and Z in any case.
+_RFC3339 = re.compile(
+    r"^([0-9]{4}-[0-9]{2}-[0-9]{2})[Tt]([0-9]{2}:[0-9]{2}:[0-9]{2})(?:\.([0-9]{1,9}))?"
+    r"([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+SINCE_EXAMPLE = "2026-11-27T10:04:11.123Z"
 # Opening hours repeat weekly; instants far outside this window say nothing useful.
 FIRST_YEAR, LAST_YEAR = 1970, 2100
 
@@ -85,3 +91,42 @@ class When:
     def instant(self, now: Clock) -> datetime:
         """The instant asked about: ``open_at``, or the request's now."""
         return self.open_at if self.open_at is not None else now()
+
+
+def since(value: str | datetime, now: Clock, param: str = "updated_since") -> datetime:
+    """The instant of an ``updated_since`` filter, in UTC: RFC 3339 text (or an aware datetime,
+    as GraphQL gives it) not later than ``now()``; raise InvalidParameter naming ``param``."""
+    parsed = value if isinstance(value, datetime) else _rfc3339(value)
+    if parsed is None or parsed.tzinfo is None or parsed.utcoffset() is None:
+        raise InvalidParameter(
+            f"{param} must be an RFC 3339 date and time with seconds and a UTC offset or Z, "
+            f"e.g. {SINCE_EXAMPLE}",
+            param=param,
+        )
+    instant_ = parsed.astimezone(UTC)
+    if instant_ > now():
+        raise InvalidParameter(
+            f"{param} must not be in the future: give an instant no later than now, such as a "
+            "stamp read from an earlier answer",
+            param=param,
+        )
+    return instant_
+
+
+def _rfc3339(text: str) -> datetime | None:
+    """An aware datetime from RFC 3339 text, or None. A fraction finer than a microsecond is
+    rounded up, so that ``>=`` against stored stamps keeps its meaning."""
+    found = _RFC3339.fullmatch(text) if text.isascii() else None
+    if found is None:
+        return None
+    day, clock, fraction, offset = found.groups()
+    digits = fraction or ""
+    micro = (digits + "000000")[:6]
+    offset = "+00:00" if offset in ("Z", "z") else offset
+    try:
+        parsed = datetime.fromisoformat(f"{day}T{clock}.{micro}{offset}")
+    except ValueError:
+        return None
+    if digits[6:].strip("0"):
+        parsed += timedelta(microseconds=1)
+    return parsed

@@ -33,6 +33,14 @@ def request_now() -> datetime:
     return current_minute()
 
 
+def request_instant() -> datetime:
+    """The instant the current request is answered at (UTC, to the microsecond), without
+    marking the answer as one for its minute: what an ``updated_since`` must not be later than.
+    An answer it accepts stays right later on; only the refusal of a future instant depends on
+    the clock, and refusals are neither replayed nor tagged."""
+    return _clock()
+
+
 def current_minute() -> datetime:
     """The request's minute, as request_now gives it, without marking the answer as one that
     depends on it (to name a tag the answer may turn out to need)."""

@@ -19,7 +19,9 @@ from flask import current_app, has_app_context
 from marshmallow import Schema, fields, missing
 from marshmallow.utils import get_value
 
-from ..fields import AbsentWhenNone
+from service.stamps import stamp_text
+
+from ..fields import AbsentWhenNone, Stamp
 
 PRIVATE_API = (
     "marshmallow.schema.Schema._serialize",
@@ -138,6 +140,8 @@ def _kind(field: fields.Field[Any]) -> type:
 def _converter(field: fields.Field[Any]) -> Convert | None:
     """How ``field`` turns a present, non-None value into output; None if not supported."""
     kind = _kind(field)
+    if kind is Stamp:
+        return stamp_text
     # ``field`` is an instance of ``kind``, which the casts below tell the type checker.
     if kind is fields.String:
         return str

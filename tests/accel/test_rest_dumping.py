@@ -1,6 +1,6 @@
 """Compiled dumping gives exactly what Marshmallow's own field loop gives, for every body served."""
 
-from datetime import date
+from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from rest.accel.dumping import _compile, compile_dumps, reference_dump
 from rest.envelope import ok, ok_page
-from rest.fields import OptionalFloat
+from rest.fields import OptionalFloat, Stamp
 from rest.schemas import (
     DealSchema,
     DispensaryDetailSchema,
@@ -19,6 +19,7 @@ from rest.schemas import (
     LawSchema,
     Output,
     SearchHitSchema,
+    StockistSchema,
     StrainDetailSchema,
     StrainItemSchema,
     UsageSchema,
@@ -129,6 +130,39 @@ def test_absent_when_none_fields_are_left_out_not_null(session: Session) -> None
     schema = DispensaryHitSchema()
     assert all("distance" not in item for item in schema.dump(plain.items, many=True))
     assert all(isinstance(item["distance"], float) for item in schema.dump(near.items, many=True))
+
+
+@pytest.mark.parametrize(
+    "schema_class",
+    [
+        StrainItemSchema,
+        StrainDetailSchema,
+        DispensaryHitSchema,
+        StockistSchema,
+        DispensaryDetailSchema,
+        DealSchema,
+        DoctorSchema,
+        LawSchema,
+    ],
+)
+def test_every_object_with_change_stamps_is_compiled(schema_class: type[Schema]) -> None:
+    assert _compile(schema_class()) is not None
+
+
+def test_a_stamp_is_written_alike_by_the_plan_and_the_loop() -> None:
+    class Stamped(Output):
+        updated_at = Stamp()
+
+    schema = Stamped()
+    mountain = timezone(timedelta(hours=-7))
+    for given in (
+        datetime(2026, 11, 27, 10, 4, 11, 123456),  # naive, as SQLite gives it: UTC
+        datetime(2026, 11, 27, 3, 4, 11, 123000, tzinfo=mountain),
+    ):
+        expected = {"updated_at": "2026-11-27T10:04:11.123Z"}
+        assert schema.dump({"updated_at": given}) == expected
+        assert reference_dump(schema, {"updated_at": given}) == expected
+    assert schema._dump_plan is not None
 
 
 def test_a_schema_with_a_field_the_compiler_does_not_know_falls_back() -> None:

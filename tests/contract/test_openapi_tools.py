@@ -181,9 +181,16 @@ def test_generated_sort_enums_name_their_members_after_the_order(generated_clien
             "DISTANCE": "distance",
             "RATING": "rating",
             "RATING_DESC": "-rating",
+            "UPDATED_AT": "updated_at",
+            "UPDATED_AT_DESC": "-updated_at",
         }, operation
     (deal_sort,) = _without_unset(_hints("list_deals")["sort"])
-    assert {member.name for member in deal_sort} == {"EXPIRES", "DISTANCE"}
+    assert {member.name for member in deal_sort} == {
+        *("EXPIRES", "DISTANCE", "UPDATED_AT", "UPDATED_AT_DESC")
+    }
+    for operation, first in (("list_strains", "NAME"), ("list_laws", "STATE_CODE")):
+        (sort,) = _without_unset(_hints(operation)["sort"])
+        assert [member.name for member in sort] == [first, "UPDATED_AT", "UPDATED_AT_DESC"]
 
 
 def test_generated_client_calls_are_answered_by_the_service(

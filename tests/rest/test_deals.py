@@ -10,8 +10,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models import Deal, Dispensary
+from tests.stamps import text
 
-FIELDS = ["id", "title", "dispensary", "category", "discount", "expires", "dispensary_id"]
+FIELDS = [
+    *("id", "title", "dispensary", "category", "discount", "expires", "dispensary_id"),
+    "updated_at",  # the change stamp ends every object (tests/rest/test_stamps.py)
+]
 CATEGORIES = ["flower", "edibles", "concentrates", "vapes", "pre-rolls", "topicals", "tinctures"]
 
 
@@ -67,6 +71,7 @@ def test_deal_items_carry_exactly_the_spec_fields_and_the_dispensary_name_and_id
             "discount": deal.discount,
             "expires": deal.expires.isoformat(),
             "dispensary_id": dispensary_id,
+            "updated_at": text(deal.updated_at),
         }
 
 

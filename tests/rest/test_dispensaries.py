@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from models import Dispensary, MenuItem, Review, Strain
 from tests.distances import haversine_miles
+from tests.stamps import text
 
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
 DETAIL_FIELDS = [*LIST_FIELDS, "phone", "website", "reviewCount", "menu", "reviews"]
@@ -22,6 +23,8 @@ DETAIL_FIELDS = [*LIST_FIELDS, "phone", "website", "reviewCount", "menu", "revie
 # whether they are open now.
 PLACE_FIELDS = ["lat", "lng", "timezone"]
 OPEN_FIELDS = ["is_open", "next_change"]
+# The change stamps end every dispensary object (tests/rest/test_stamps.py).
+STAMP_FIELDS = ["updated_at", "menu_updated_at"]
 WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 HOURS = re.compile(r"^([01]?[0-9]|2[0-3]):[0-5][0-9]-([01]?[0-9]|2[0-4]):[0-5][0-9]$")
 
@@ -83,7 +86,7 @@ def test_list_items_carry_exactly_the_list_fields_with_the_database_values(
     items = _all(api)
     assert len(items) == len(rows) == 120
     for item in items:
-        assert list(item) == [*LIST_FIELDS, *PLACE_FIELDS]
+        assert list(item) == [*LIST_FIELDS, *PLACE_FIELDS, *STAMP_FIELDS]
         d = rows[item["id"]]
         assert item == {
             "id": d.public_id,
@@ -96,6 +99,8 @@ def test_list_items_carry_exactly_the_list_fields_with_the_database_values(
             "lat": d.lat,
             "lng": d.lng,
             "timezone": d.timezone,
+            "updated_at": text(d.updated_at),
+            "menu_updated_at": text(d.menu_updated_at),
         }
         assert re.fullmatch(r"disp_[0-9]+", item["id"])
         assert 0 <= item["rating"] <= 5
@@ -197,7 +202,7 @@ def test_zip_search_lists_nearest_first_with_true_distances_within_the_default_5
     assert distances == sorted(distances)
     for item in items:
         d = rows[item["id"]]
-        assert list(item) == [*LIST_FIELDS, "distance", *PLACE_FIELDS]
+        assert list(item) == [*LIST_FIELDS, "distance", *PLACE_FIELDS, *STAMP_FIELDS]
         assert item["distance"] <= 50
         assert abs(item["distance"] - haversine_miles(lat, lng, d.lat, d.lng)) <= 0.1
         assert item["distance"] == round(item["distance"], 1)
@@ -302,7 +307,7 @@ def test_detail_has_list_fields_contact_menu_and_reviews_from_the_database(
     body = api.json(f"/api/v1/dispensaries/{public_id}")
     assert list(body) == ["success", "data"]
     data = body["data"]
-    assert list(data) == [*DETAIL_FIELDS, *PLACE_FIELDS, *OPEN_FIELDS]
+    assert list(data) == [*DETAIL_FIELDS, *PLACE_FIELDS, *OPEN_FIELDS, *STAMP_FIELDS]
     assert isinstance(data.pop("is_open"), bool)
     change = data.pop("next_change")
     assert change is None or datetime.fromisoformat(change).utcoffset() is not None
@@ -322,13 +327,15 @@ def test_detail_has_list_fields_contact_menu_and_reviews_from_the_database(
         "lat": d.lat,
         "lng": d.lng,
         "timezone": d.timezone,
+        "updated_at": text(d.updated_at),
+        "menu_updated_at": text(d.menu_updated_at),
     }
 
 
 def test_detail_list_fields_equal_the_list_item(api) -> None:
     for item in _all(api)[::10]:
         detail = api.json(f"/api/v1/dispensaries/{item['id']}")["data"]
-        assert {key: detail[key] for key in [*LIST_FIELDS, *PLACE_FIELDS]} == item
+        assert {key: detail[key] for key in [*LIST_FIELDS, *PLACE_FIELDS, *STAMP_FIELDS]} == item
         assert "distance" not in detail
 
 

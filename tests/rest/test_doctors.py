@@ -7,9 +7,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from models import Doctor
+from tests.stamps import text
 
 # The SPEC's fields, then where the doctor is (added after them, issue 22).
-FIELDS = ["id", "name", "city", "state", "telehealth", "rating", "price", "lat", "lng", "timezone"]
+FIELDS = [
+    *("id", "name", "city", "state", "telehealth", "rating", "price", "lat", "lng", "timezone"),
+    "updated_at",  # the change stamp ends every object (tests/rest/test_stamps.py)
+]
 
 
 def _all(api, **params: Any) -> list[dict[str, Any]]:
@@ -56,6 +60,7 @@ def test_doctor_items_carry_exactly_the_spec_fields_with_the_database_values(
             "lat": d.lat,
             "lng": d.lng,
             "timezone": d.timezone,
+            "updated_at": text(d.updated_at),
         }
         assert len(item["state"]) == 2
         assert item["state"].isupper()

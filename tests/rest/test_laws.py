@@ -1,6 +1,7 @@
 """GET /api/v1/laws/{state} (SPEC 2.6, 4.7): one record per jurisdiction, from laws.json."""
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ FIELDS = [
     "delivery_legal",
     "updated",
 ]
+# What the API serves: the file's fields, then the change stamp.
+SERVED = [*FIELDS, "updated_at"]
+STAMP = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z$")
 RECORDS: dict[str, dict[str, Any]] = {
     record["stateCode"]: record for record in json.loads(LAWS_JSON.read_text(encoding="utf-8"))
 }
@@ -35,9 +39,10 @@ def test_each_law_record_equals_the_json_file_field_for_field(api, code: str) ->
     assert list(body) == ["success", "data"]
     assert body["success"] is True
     data = body["data"]
-    assert list(data) == FIELDS
+    assert list(data) == SERVED
     expected = {name: RECORDS[code][name] for name in FIELDS}
-    assert data == expected
+    assert {name: data[name] for name in FIELDS} == expected
+    assert STAMP.fullmatch(data["updated_at"])
     # Types as SPEC 2.6: equal values of the wrong type (1 vs True, "6" vs 6) do not pass.
     for name in ("recreational", "medical", "home_grow", "delivery_legal"):
         assert isinstance(data[name], bool), name
@@ -53,7 +58,7 @@ def test_each_law_record_equals_the_json_file_field_for_field(api, code: str) ->
 def test_state_code_is_matched_in_any_case(api, given: str, code: str) -> None:
     data = api.json(f"/api/v1/laws/{given}")["data"]
     assert data["stateCode"] == code
-    assert data == {name: RECORDS[code][name] for name in FIELDS}
+    assert {name: data[name] for name in FIELDS} == {name: RECORDS[code][name] for name in FIELDS}
 
 
 def test_provenance_fields_are_not_served(api) -> None:

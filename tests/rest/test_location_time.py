@@ -25,6 +25,7 @@ from tests.opening import is_open_at
 
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
 PLACE_FIELDS = ["lat", "lng", "timezone"]
+STAMP_FIELDS = ["updated_at", "menu_updated_at"]  # after every other field
 # Instants the tests ask about: a Friday evening and a Sunday morning in the US.
 FRIDAY_EVENING = "2026-12-04T19:30:00-08:00"
 SUNDAY_MORNING = "2026-12-06T09:15:00-05:00"
@@ -77,7 +78,7 @@ def test_lat_lng_lists_nearest_first_within_the_radius_with_exact_distances(
     assert [item["id"] for item in items] == [public_id for *_, public_id in expected]
     for item, (miles, *_) in zip(items, expected, strict=True):
         assert item["distance"] == pytest.approx(round(miles, 1), abs=0.051)
-        assert list(item) == [*LIST_FIELDS, "distance", *PLACE_FIELDS]
+        assert list(item) == [*LIST_FIELDS, "distance", *PLACE_FIELDS, *STAMP_FIELDS]
         row = rows[item["id"]]
         assert (item["lat"], item["lng"], item["timezone"]) == (row.lat, row.lng, row.timezone)
 
@@ -179,7 +180,7 @@ def test_doctors_near_a_point_and_in_a_box(api, session: Session) -> None:
     assert near[0]["distance"] == 0.0
     assert list(near[0]) == [
         "id", "name", "city", "state", "telehealth", "rating", "price",
-        *PLACE_FIELDS, "distance",
+        *PLACE_FIELDS, "distance", "updated_at",
     ]  # fmt: skip
     expected = sorted(
         (round(haversine_miles(doctor.lat, doctor.lng, d.lat, d.lng), 1), d.sort_key, d.id)
@@ -280,7 +281,7 @@ def test_open_at_keeps_exactly_those_open_then_in_their_own_zones(
         assert change > instant
         assert not is_open_at(item["hours"], item["timezone"], change)
         assert is_open_at(item["hours"], item["timezone"], change - timedelta(minutes=1))
-        assert list(item)[-2:] == ["is_open", "next_change"]
+        assert list(item)[-4:] == ["is_open", "next_change", *STAMP_FIELDS]
 
 
 def test_open_now_uses_the_requests_minute(
@@ -323,7 +324,7 @@ def test_the_detail_always_says_whether_it_is_open_now(
     instant = datetime(2026, 12, 6, 3, 0, tzinfo=UTC)
     monkeypatch.setattr(web.today, "_read_clock", lambda: instant)
     detail = api.json(f"/api/v1/dispensaries/{busiest.public_id}")["data"]
-    assert list(detail)[-5:] == [*PLACE_FIELDS, "is_open", "next_change"]
+    assert list(detail)[-7:] == [*PLACE_FIELDS, "is_open", "next_change", *STAMP_FIELDS]
     assert detail["is_open"] is is_open_at(busiest.hours, busiest.timezone, instant)
     assert detail["timezone"] == busiest.timezone
 
@@ -420,7 +421,7 @@ def test_where_to_buy_lists_the_dispensaries_stocking_the_strain_with_price_and_
     for item, dispensary in zip(items, stocking, strict=True):
         cheapest = min(offers[dispensary.id], key=lambda m: (m.price, m.position))
         assert (item["price"], item["unit"]) == (cheapest.price, cheapest.unit)
-        assert list(item)[-2:] == ["price", "unit"]
+        assert list(item)[-4:] == ["price", "unit", *STAMP_FIELDS]
 
 
 def test_where_to_buy_near_a_point_open_at_an_instant(api, session: Session) -> None:

@@ -8,10 +8,14 @@ import pytest
 
 LAWS_JSON = Path(__file__).resolve().parents[2] / "seed" / "data" / "laws.json"
 RECORDS = json.loads(LAWS_JSON.read_text(encoding="utf-8"))
-DEAL_FIELDS = ["id", "title", "dispensary", "category", "discount", "expires", "dispensary_id"]
+DEAL_FIELDS = [
+    *("id", "title", "dispensary", "category", "discount", "expires", "dispensary_id"),
+    "updated_at",  # the change stamp, after every other field
+]
 DOCTOR_FIELDS = [
     *("id", "name", "city", "state", "telehealth", "rating", "price"),
     *("lat", "lng", "timezone"),  # where the doctor is, after the SPEC's fields
+    "updated_at",
 ]
 
 

@@ -104,7 +104,12 @@ def test_numbers_booleans_and_vocabularies_are_published_typed(document) -> None
     assert dispensaries["type"]["schema"]["items"]["enum"] == list(DISPENSARY_TYPES)
     assert dispensaries["state"]["schema"]["items"]["enum"] == sorted(JURISDICTIONS)
     assert dispensaries["lat"]["schema"] == {"type": "number", "minimum": -90, "maximum": 90}
-    assert dispensaries["sort"]["schema"]["enum"] == ["name", "distance", "rating", "-rating"]
+    assert dispensaries["sort"]["schema"]["enum"] == [
+        *("name", "distance", "rating", "-rating"),
+        *("updated_at", "-updated_at"),
+    ]
+    assert strains["sort"]["schema"]["enum"] == ["name", "updated_at", "-updated_at"]
+    assert strains["updated_since"]["schema"]["format"] == "date-time"
     assert _parameters(document, "/api/v1/deals")["category"]["schema"]["items"]["enum"] == list(
         DEAL_CATEGORIES
     )
@@ -270,8 +275,9 @@ def test_response_schemas_are_open_to_new_fields(document) -> None:
     assert (
         set(strain["required"])
         == set(strain["properties"])
-        == {"slug", "name", "type", "thc", "cbd", "effects", "flavors"}
+        == {"slug", "name", "type", "thc", "cbd", "effects", "flavors", "updated_at"}
     )
+    assert strain["properties"]["updated_at"]["format"] == "date-time"
 
 
 def test_every_operation_lists_every_status_it_can_answer(document) -> None:

@@ -7,9 +7,18 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
 from models import Strain, StrainEffect, StrainFlavor
+from tests.stamps import text
 
-LIST_FIELDS = ["slug", "name", "type", "thc", "cbd", "effects", "flavors"]
-DETAIL_FIELDS = [*LIST_FIELDS, "description", "terpenes", "rating", "reviewCount"]
+# Each object ends with its change stamp (tests/rest/test_stamps.py).
+LIST_FIELDS = ["slug", "name", "type", "thc", "cbd", "effects", "flavors", "updated_at"]
+DETAIL_FIELDS = [
+    *LIST_FIELDS[:-1],
+    "description",
+    "terpenes",
+    "rating",
+    "reviewCount",
+    "updated_at",
+]
 
 
 def _all(api, **params: Any) -> list[dict[str, Any]]:
@@ -66,6 +75,7 @@ def test_list_items_carry_exactly_the_list_fields_with_the_database_values(
             "cbd": strain.cbd,
             "effects": [e.name for e in strain.effects],
             "flavors": [f.name for f in strain.flavors],
+            "updated_at": text(strain.updated_at),
         }
 
 
@@ -234,6 +244,7 @@ def test_detail_has_list_fields_plus_description_terpenes_rating_and_review_coun
         "terpenes": [t.name for t in strain.terpenes],
         "rating": strain.rating,
         "reviewCount": strain.review_count,
+        "updated_at": text(strain.updated_at),
     }
     assert body["data"]["terpenes"], "every seeded strain has terpenes"
 

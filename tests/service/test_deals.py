@@ -10,8 +10,9 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
+from models import Deal
 from seed import Dataset
 from service.deals import DealRow, list_deals
 from service.errors import InvalidParameter
@@ -75,6 +76,7 @@ def test_a_listed_deal_carries_its_columns_and_its_dispensarys_name(
 ) -> None:
     shops = {shop["id"]: shop for shop in dataset.dispensaries}
     deals = {deal["public_id"]: deal for deal in dataset.deals}
+    stamps = dict(db.execute(select(Deal.public_id, Deal.updated_at)).all())
     for row in _all(db, reference_day):
         deal = deals[row.public_id]
         assert row == DealRow(
@@ -86,6 +88,7 @@ def test_a_listed_deal_carries_its_columns_and_its_dispensarys_name(
             expires=deal["expires"],
             dispensary_id=deal["dispensary_id"],
             dispensary_public_id=shops[deal["dispensary_id"]]["public_id"],
+            updated_at=stamps[row.public_id],
         )
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import zipcodes
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 from sqlalchemy.orm import Session
 
 from models import Dispensary
@@ -87,6 +87,8 @@ def test_a_listed_dispensary_carries_its_columns_and_no_distance(
     db: Connection, dataset: Dataset
 ) -> None:
     by_id = {shop["public_id"]: shop for shop in dataset.dispensaries}
+    stamped = select(Dispensary.public_id, Dispensary.updated_at, Dispensary.menu_updated_at)
+    stamps = {public_id: stamps for public_id, *stamps in db.execute(stamped)}
     for row in _all(db):
         shop = by_id[row.public_id]
         assert row == DispensaryRow(
@@ -105,6 +107,8 @@ def test_a_listed_dispensary_carries_its_columns_and_no_distance(
             lat=shop["lat"],
             lng=shop["lng"],
             timezone=shop["timezone"],
+            updated_at=stamps[row.public_id][0],
+            menu_updated_at=stamps[row.public_id][1],
             distance=None,
         )
 

@@ -7,8 +7,9 @@ Expected rows come from the generated dataset in plain Python: doctors whose sta
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
+from models import Doctor
 from seed import Dataset
 from service import bounds
 from service.doctors import DoctorRow, list_doctors
@@ -50,6 +51,7 @@ def test_every_doctor_is_listed_by_lower_case_name_then_id(
 
 def test_a_listed_doctor_carries_its_columns(db: Connection, dataset: Dataset) -> None:
     by_id = {doctor["public_id"]: doctor for doctor in dataset.doctors}
+    stamps = dict(db.execute(select(Doctor.public_id, Doctor.updated_at)).all())
     for row in _all(db):
         doctor = by_id[row.public_id]
         assert row == DoctorRow(
@@ -63,6 +65,7 @@ def test_a_listed_doctor_carries_its_columns(db: Connection, dataset: Dataset) -
             lat=doctor["lat"],
             lng=doctor["lng"],
             timezone=doctor["timezone"],
+            updated_at=stamps[row.public_id],
         )
 
 

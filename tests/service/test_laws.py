@@ -4,8 +4,9 @@ Expected records come from the generated dataset (the law file's 56 jurisdiction
 """
 
 import pytest
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
+from models import Law
 from seed import Dataset
 from service.errors import NotFound
 from service.laws import get_law, laws_by_codes, list_laws
@@ -38,9 +39,11 @@ def test_a_listed_record_carries_exactly_the_shown_columns(
     db: Connection, dataset: Dataset
 ) -> None:
     by_code = {law["state_code"]: law for law in dataset.laws}
+    stamps = dict(db.execute(select(Law.state_code, Law.updated_at)).all())
     for record in list_laws(db):
-        assert tuple(record._fields) == SHOWN
+        assert tuple(record._fields) == (*SHOWN, "updated_at")
         assert _shown(record) == {name: by_code[record.state_code][name] for name in SHOWN}
+        assert record.updated_at == stamps[record.state_code]
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ by name in lower case, then id.
 from typing import Any
 
 import pytest
-from sqlalchemy import Connection
+from sqlalchemy import Connection, select
 
+from models import Strain
 from seed import Dataset
 from service.errors import InvalidParameter
 from service.filters import StrainFilters
@@ -83,6 +84,7 @@ def test_a_listed_strain_carries_its_columns_and_its_traits_in_position_order(
 ) -> None:
     effects, flavors = _traits(dataset.strain_effects), _traits(dataset.strain_flavors)
     by_id = {strain["id"]: strain for strain in dataset.strains}
+    stamps = dict(db.execute(select(Strain.id, Strain.updated_at)).all())
     for row in _all(db):
         source = by_id[row.id]
         assert row == StrainRow(
@@ -97,6 +99,7 @@ def test_a_listed_strain_carries_its_columns_and_its_traits_in_position_order(
             review_count=source["review_count"],
             effects=effects.get(source["id"], []),
             flavors=flavors.get(source["id"], []),
+            updated_at=stamps[row.id],
         )
 
 
