@@ -1,0 +1,214 @@
+"""The change feed (``GET /changes``, GraphQL ``changes``): pages of the change log in commit
+order, and the opaque cursors that say where a reader is.
+
+The log holds one row per object, its latest change (models.change); loads are serialized, so
+sequence numbers become visible in order. A page reads the feed state first and then only rows at
+or below its ``last_seq``: every such row has committed, so a cursor at or below it never skips
+one, whatever commits meanwhile. A cursor names the log's epoch and a sequence number; it has
+expired when the log started again (another epoch) or when a deletion after it was dropped at the
+end of the retention period (below the horizon).
+"""
+
+import base64
+import binascii
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import NamedTuple
+
+from sqlalchemy import Select, bindparam, select
+
+from models import Change, FeedState
+from models.db import Reader
+
+from .bounds import CHANGES
+from .errors import CursorExpired, InvalidParameter
+from .paging import PageRequest, rows
+from .vocab import CHANGE_TYPES
+
+# The cursor's text before base64url: a format version, the epoch (hex) and the sequence number.
+_CURSOR_VERSION = "1"
+_CURSOR = re.compile(r"1\.([0-9a-f]{0,16})\.(0|[1-9][0-9]{0,17})")
+# The epoch of a database with no log yet: no load gives it (epochs are 8 hex digits), so a
+# cursor taken before the first load has expired after it.
+NO_EPOCH = ""
+SINCE = "since"
+TYPES = "types"
+BAD_CURSOR = (
+    "since must be a cursor from meta.next of an earlier answer of this feed; leave it out to "
+    "read the feed from the beginning"
+)
+EXPIRED = (
+    "this cursor has expired: the feed no longer holds every change after it (the log was "
+    "started again, or deletions older than {days} days were dropped); start again without "
+    "since to read the feed from the beginning"
+)
+
+
+class ChangeEntry(NamedTuple):
+    """One object's latest change: its kind and public id, upsert or delete, and when (UTC)."""
+
+    seq: int
+    kind: str
+    key: str
+    op: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class ChangePage:
+    """A page of the feed: the entries, the cursor to continue from, whether more entries
+    follow it now, when the data last changed (None before the first load) and the retention."""
+
+    items: list[ChangeEntry]
+    next: str
+    has_more: bool
+    as_of: datetime | None
+    retention_days: int
+
+
+@dataclass(frozen=True)
+class ChangeQuery:
+    """A validated request for a page: where to start (epoch and position, None: from the
+    beginning), the kinds wanted (None: all) and the page size."""
+
+    cursor: tuple[str, int] | None
+    kinds: tuple[str, ...] | None
+    limit: int
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        since: str | None = None,
+        types: Sequence[str] | None = None,
+        limit: int | None = None,
+    ) -> "ChangeQuery":
+        """Check the arguments; raise InvalidParameter naming since, types or limit."""
+        cursor = read_cursor(since) if since is not None else None
+        kinds = _kinds(types) if types is not None else None
+        return cls(cursor, kinds, PageRequest.within(CHANGES, limit).limit)
+
+
+def _kinds(types: Sequence[str]) -> tuple[str, ...]:
+    wanted = [value.strip().lower() for value in types]
+    unknown = [value for value in wanted if value not in CHANGE_TYPES]
+    if not wanted or unknown or "" in wanted:
+        shown = f"{unknown[0]!r} is not one" if unknown else "none was given"
+        raise InvalidParameter(
+            f"types must be one or more of {', '.join(CHANGE_TYPES)}, separated by commas; {shown}",
+            param=TYPES,
+        )
+    return tuple(kind for kind in CHANGE_TYPES if kind in wanted)
+
+
+def make_cursor(epoch: str, seq: int) -> str:
+    """The opaque text of the position after ``seq`` in the log of ``epoch``."""
+    text = f"{_CURSOR_VERSION}.{epoch}.{seq}".encode("ascii")
+    return base64.urlsafe_b64encode(text).rstrip(b"=").decode("ascii")
+
+
+def read_cursor(text: str) -> tuple[str, int]:
+    """(epoch, sequence number) of a cursor; raise InvalidParameter naming since otherwise."""
+    found = None
+    if text.isascii() and 0 < len(text) <= 64:
+        try:
+            decoded = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+            found = _CURSOR.fullmatch(decoded.decode("ascii"))
+        except (binascii.Error, ValueError):
+            found = None
+    if found is None or make_cursor(found[1], int(found[2])) != text:
+        raise InvalidParameter(BAD_CURSOR, param=SINCE)
+    return found[1], int(found[2])
+
+
+class _State(NamedTuple):
+    epoch: str
+    last_seq: int
+    horizon: int
+    as_of: datetime | None
+
+
+_NO_STATE = _State(NO_EPOCH, 0, 0, None)
+
+
+@lru_cache(maxsize=1)
+def _state() -> Select[str, int, int, datetime]:
+    return select(FeedState.epoch, FeedState.last_seq, FeedState.horizon, FeedState.as_of).where(
+        FeedState.id == 1
+    )
+
+
+def feed_position(db: Reader) -> tuple[str, int, int]:
+    """The log's epoch, last sequence number and horizon: what a cached answer of the feed
+    must be validated against (("", 0, 0) before the first load)."""
+    found = rows(db, _state(), {})
+    return (found[0][0], found[0][1], found[0][2]) if found else (NO_EPOCH, 0, 0)
+
+
+@lru_cache(maxsize=2)
+def _page(filtered: bool) -> Select[int, str, str, str, datetime]:
+    c = Change.__table__.c
+    where = [c.seq > bindparam("after"), c.seq <= bindparam("upto")]
+    if filtered:
+        where.append(c.kind.in_(bindparam("kinds", expanding=True)))
+    stmt = select(c.seq, c.kind, c.key, c.op, c.at).where(*where)
+    return stmt.order_by(c.seq).limit(bindparam("rows"))
+
+
+def _utc(value: datetime) -> datetime:
+    # SQLite gives the stored UTC instants back without their zone; PostgreSQL in its own.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def list_changes(db: Reader, query: ChangeQuery, *, retention_days: int) -> ChangePage:
+    """The page of the feed after ``query``'s cursor (or from the beginning); raise
+    CursorExpired for a cursor of another log or from before the horizon, InvalidParameter
+    (since) for one past the end of the log."""
+    found = rows(db, _state(), {})
+    state = _State(*found[0]) if found else _NO_STATE
+    after = _position(query.cursor, state, retention_days)
+    params: dict[str, object] = {"after": after, "upto": state.last_seq, "rows": query.limit + 1}
+    if query.kinds is not None and len(query.kinds) < len(CHANGE_TYPES):
+        params["kinds"] = list(query.kinds)
+    fetched = rows(db, _page("kinds" in params), params) if state.last_seq > after else []
+    has_more = len(fetched) > query.limit
+    items = [ChangeEntry(seq, kind, key, op, _utc(at)) for seq, kind, key, op, at in fetched]
+    if has_more:
+        del items[query.limit :]
+    # Without more, every entry up to last_seq has been read: continue after it.
+    position = items[-1].seq if has_more else state.last_seq
+    as_of = _utc(state.as_of) if state.as_of is not None else None
+    return ChangePage(items, make_cursor(state.epoch, position), has_more, as_of, retention_days)
+
+
+def _position(cursor: tuple[str, int] | None, state: _State, retention_days: int) -> int:
+    """The sequence number a page starts after."""
+    if cursor is None:
+        return 0
+    epoch, seq = cursor
+    if epoch != state.epoch or seq < state.horizon:
+        raise CursorExpired(EXPIRED.format(days=retention_days), param=SINCE)
+    if seq > state.last_seq:
+        raise InvalidParameter(
+            f"since is past the end of this feed (a cursor of another server?); {BAD_CURSOR}",
+            param=SINCE,
+        )
+    return seq
+
+
+def instant_text(value: datetime) -> str:
+    """An instant as the feed writes it: RFC 3339 in UTC with milliseconds and Z."""
+    return _utc(value).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
+
+
+def kinds_in(entries: Iterable[ChangeEntry], op: str = "upsert") -> dict[str, list[str]]:
+    """The public ids of ``entries`` with ``op``, by kind (what a page's objects are looked up
+    by)."""
+    found: dict[str, list[str]] = {}
+    for entry in entries:
+        if entry.op == op:
+            found.setdefault(entry.kind, []).append(entry.key)
+    return found
