@@ -14,7 +14,7 @@ import strawberry
 from strawberry import Info
 
 from service import bounds, changes
-from service.changes import ChangeEntry, ChangeQuery
+from service.changes import ChangeEntry, ChangeQuery, instant_of
 from service.nodes import records_by_kind
 from service.vocab import ChangeOp, ChangeType
 from web.conditional import live_answer
@@ -82,7 +82,7 @@ class ChangeItem:
             type=ChangeType(entry.kind),
             id=strawberry.ID(entry.key),
             op=ChangeOp(entry.op),
-            at=entry.at,
+            at=instant_of(entry.at),
         )
 
 
@@ -149,6 +149,6 @@ def changes_page(
         items=[ChangeItem.from_entry(entry) for entry in page.items],
         next=page.next,
         has_more=page.has_more,
-        as_of=page.as_of,
+        as_of=instant_of(page.as_of) if page.as_of is not None else None,
         retention_days=page.retention_days,
     )

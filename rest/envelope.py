@@ -19,7 +19,7 @@ def ok_page(page: Page[Any]) -> dict[str, Any]:
     return {"success": True, "data": page.items, "meta": page}
 
 
-def ok_feed(page: ChangePage) -> dict[str, Any]:
-    """Success envelope for a page of the change feed: data plus meta (next, has_more, as_of,
-    retention_days)."""
-    return {"success": True, "data": page.items, "meta": page}
+def ok_feed(page: ChangePage, items: list[Any]) -> dict[str, Any]:
+    """Success envelope for a page of the change feed: its ``items`` (page.items as the edge
+    renders them) plus meta (next, has_more, as_of, retention_days)."""
+    return {"success": True, "data": items, "meta": page}

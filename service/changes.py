@@ -12,16 +12,17 @@ end of the retention period (below the horizon).
 import base64
 import binascii
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from sqlalchemy import Select, bindparam, select
 
 from models import Change, FeedState
 from models.db import Reader
+from models.expressions import instant_text as text_of
 
 from .bounds import CHANGES
 from .errors import CursorExpired, InvalidParameter
@@ -48,13 +49,15 @@ EXPIRED = (
 
 
 class ChangeEntry(NamedTuple):
-    """One object's latest change: its kind and public id, upsert or delete, and when (UTC)."""
+    """One object's latest change: its kind and public id, upsert or delete, and when (RFC 3339
+    text in UTC with milliseconds and Z, as the feed shows it). A page's entries are the rows of
+    its statement, which have these attributes."""
 
     seq: int
     kind: str
     key: str
     op: str
-    at: datetime
+    at: str
 
 
 @dataclass(frozen=True)
@@ -62,10 +65,10 @@ class ChangePage:
     """A page of the feed: the entries, the cursor to continue from, whether more entries
     follow it now, when the data last changed (None before the first load) and the retention."""
 
-    items: list[ChangeEntry]
+    items: Sequence[ChangeEntry]
     next: str
     has_more: bool
-    as_of: datetime | None
+    as_of: str | None  # RFC 3339, as ChangeEntry.at
     retention_days: int
 
 
@@ -128,16 +131,17 @@ class _State(NamedTuple):
     epoch: str
     last_seq: int
     horizon: int
-    as_of: datetime | None
+    as_of: str | None
 
 
 _NO_STATE = _State(NO_EPOCH, 0, 0, None)
 
 
 @lru_cache(maxsize=1)
-def _state() -> Select[str, int, int, datetime]:
-    return select(FeedState.epoch, FeedState.last_seq, FeedState.horizon, FeedState.as_of).where(
-        FeedState.id == 1
+def _state() -> Select[str, int, int, str]:
+    state = FeedState.__table__.c
+    return select(state.epoch, state.last_seq, state.horizon, text_of(state.as_of)).where(
+        state.id == 1
     )
 
 
@@ -149,12 +153,13 @@ def feed_position(db: Reader) -> tuple[str, int, int]:
 
 
 @lru_cache(maxsize=2)
-def _page(filtered: bool) -> Select[int, str, str, str, datetime]:
+def _page(filtered: bool) -> Select[int, str, str, str, str]:
+    """The entries after ``after`` up to ``upto`` (of ``kinds``): a range of the primary key."""
     c = Change.__table__.c
     where = [c.seq > bindparam("after"), c.seq <= bindparam("upto")]
     if filtered:
         where.append(c.kind.in_(bindparam("kinds", expanding=True)))
-    stmt = select(c.seq, c.kind, c.key, c.op, c.at).where(*where)
+    stmt = select(c.seq, c.kind, c.key, c.op, text_of(c.at).label("at")).where(*where)
     return stmt.order_by(c.seq).limit(bindparam("rows"))
 
 
@@ -175,13 +180,12 @@ def list_changes(db: Reader, query: ChangeQuery, *, retention_days: int) -> Chan
         params["kinds"] = list(query.kinds)
     fetched = rows(db, _page("kinds" in params), params) if state.last_seq > after else []
     has_more = len(fetched) > query.limit
-    items = [ChangeEntry(seq, kind, key, op, _utc(at)) for seq, kind, key, op, at in fetched]
-    if has_more:
-        del items[query.limit :]
+    # The rows themselves: no object made per entry (a page is up to 1,000 of them).
+    items = cast(Sequence[ChangeEntry], fetched[: query.limit] if has_more else fetched)
     # Without more, every entry up to last_seq has been read: continue after it.
     position = items[-1].seq if has_more else state.last_seq
-    as_of = _utc(state.as_of) if state.as_of is not None else None
-    return ChangePage(items, make_cursor(state.epoch, position), has_more, as_of, retention_days)
+    cursor = make_cursor(state.epoch, position)
+    return ChangePage(items, cursor, has_more, state.as_of, retention_days)
 
 
 def _position(cursor: tuple[str, int] | None, state: _State, retention_days: int) -> int:
@@ -200,15 +204,11 @@ def _position(cursor: tuple[str, int] | None, state: _State, retention_days: int
 
 
 def instant_text(value: datetime) -> str:
-    """An instant as the feed writes it: RFC 3339 in UTC with milliseconds and Z."""
+    """An instant as the feed writes it: RFC 3339 in UTC with milliseconds and Z (what
+    models.expressions.instant_text has the database write)."""
     return _utc(value).replace(tzinfo=None).isoformat(timespec="milliseconds") + "Z"
 
 
-def kinds_in(entries: Iterable[ChangeEntry], op: str = "upsert") -> dict[str, list[str]]:
-    """The public ids of ``entries`` with ``op``, by kind (what a page's objects are looked up
-    by)."""
-    found: dict[str, list[str]] = {}
-    for entry in entries:
-        if entry.op == op:
-            found.setdefault(entry.kind, []).append(entry.key)
-    return found
+def instant_of(text: str) -> datetime:
+    """The instant (UTC) of a feed's RFC 3339 text."""
+    return datetime.fromisoformat(text)

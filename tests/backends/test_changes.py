@@ -1,15 +1,19 @@
 """The change feed on each database: a snapshot from the beginning, then exactly what a load
 changed, through the service and over REST (PostgreSQL gives its instants back with a zone)."""
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from app import create_app, dispose_engines
+from models import Law
 from seed.load import apply_dataset
 from service import keys
+from service.changes import instant_text
 from tests.conftest import postgres_scratch
 from tests.feeds import (
     read_to_end,
@@ -20,6 +24,8 @@ from tests.feeds import (
     with_changes,
 )
 from web.db import SESSIONS_EXTENSION
+
+INSTANT = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
 @contextmanager
@@ -43,7 +49,10 @@ def test_the_feed_gives_a_snapshot_then_exactly_what_a_load_changed(
             entries = [e for page in pages for e in page.items]
             assert [e.seq for e in entries] == list(range(1, 537))
             assert {(e.kind, e.key) for e in entries} == served_ids(dataset)
-            assert {e.at.utcoffset().total_seconds() for e in entries} == {0.0}
+            with engine.connect() as conn:
+                stamp = conn.scalar(select(Law.updated_at).where(Law.state_code == "AK"))
+            assert entries[0].at == instant_text(stamp)  # PostgreSQL's in its zone, as UTC
+            assert all(INSTANT.fullmatch(e.at) for e in entries)
             changed, upserted, deleted = with_changes(dataset)
             apply_dataset(engine, changed)
             app = create_app({"TESTING": True, "DATABASE_URL": url, "STATE_TTL_MS": 60_000})

@@ -12,6 +12,8 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import Engine
 
+from rest.accel.dumping import reference_dump
+from rest.changes import ChangeSchema
 from seed import Dataset
 from seed.load import apply_dataset
 from service import keys
@@ -231,6 +233,9 @@ def test_a_deletion_has_op_delete_and_no_href(fed: Fed) -> None:
     assert len(items) == 1
     assert list(items[0]) == ["type", "id", "op", "at"]
     assert ((items[0]["type"], items[0]["id"]), items[0]["op"]) == (deleted.pop(), "delete")
+    # Written as they are (rest.fields.Rendered): exactly what the published schema dumps.
+    both = fed.get(since=since).get_json()["data"]
+    assert reference_dump(ChangeSchema(), both, many=True) == both
     assert fed.get(since=since).get_json()["meta"]["as_of"] == items[0]["at"]
 
 

@@ -2,7 +2,7 @@
 
 import base64
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -99,7 +99,7 @@ def test_a_page_states_when_the_data_last_changed_and_the_retention(engine: Engi
     page = service_reader(engine, limit=1)(None)
     with engine.connect() as conn:
         stamp = conn.scalar(select(Strain.updated_at).limit(1))
-    assert page.as_of == stamp.replace(tzinfo=UTC)
+    assert page.as_of == instant_text(stamp)
     assert page.items[0].at == page.as_of
     assert page.retention_days == RETENTION_DAYS
 
