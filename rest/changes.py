@@ -45,6 +45,8 @@ class ChangeArgs(Schema):
             "description": "The cursor to continue from: meta.next of the previous page, as it "
             "was given (opaque). Left out: from the beginning, every current object once "
             "(an upsert) and the deletions still kept.",
+            # The text a cursor is written in (base64url); only the feed's own cursors read.
+            param.ACCEPTS: "^[A-Za-z0-9_-]{1,64}$",
         }
     )
     types = param.any_of(param.choice(CHANGE_TYPES, "Only changes of "), "types")
