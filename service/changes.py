@@ -26,6 +26,7 @@ from models.expressions import instant_text as text_of
 
 from .bounds import CHANGES
 from .errors import CursorExpired, InvalidParameter
+from .filters import MAX_VALUES
 from .paging import PageRequest, rows
 from .vocab import CHANGE_TYPES
 
@@ -96,6 +97,8 @@ class ChangeQuery:
 
 
 def _kinds(types: Sequence[str]) -> tuple[str, ...]:
+    if len(types) > MAX_VALUES:  # as every filter of several values
+        raise InvalidParameter(f"types takes at most {MAX_VALUES} values", param=TYPES)
     wanted = [value.strip().lower() for value in types]
     unknown = [value for value in wanted if value not in CHANGE_TYPES]
     if not wanted or unknown or "" in wanted:

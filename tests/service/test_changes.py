@@ -273,3 +273,10 @@ def test_an_instant_is_written_in_utc_with_milliseconds_and_z() -> None:
     assert instant_text(datetime(2026, 11, 27, 10, 4, 11, 123456)) == "2026-11-27T10:04:11.123Z"
     denver = datetime(2026, 11, 27, 3, 4, 11, tzinfo=ZoneInfo("America/Denver"))
     assert instant_text(denver) == "2026-11-27T10:04:11.000Z"
+
+
+def test_more_than_ten_types_are_refused_as_on_every_filter_of_several_values() -> None:
+    assert ChangeQuery.create(types=["law"] * 10).kinds == ("law",)
+    with pytest.raises(InvalidParameter) as info:
+        ChangeQuery.create(types=["law"] * 11)
+    assert (info.value.param, info.value.message) == ("types", "types takes at most 10 values")
