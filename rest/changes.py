@@ -13,8 +13,9 @@ from marshmallow import EXCLUDE, Schema, fields, post_load
 
 from service import changes
 from service.bounds import CHANGES
-from service.changes import ChangeEntry, ChangeQuery
+from service.changes import ChangeEntry, ChangeQuery, FeedState
 from service.vocab import CHANGE_OPS, CHANGE_TYPES
+from web.context import current_g
 from web.db import request_connection
 from web.routes import route_policy
 
@@ -146,7 +147,16 @@ ChangePageSchema = Output.from_dict(
 
 def feed_position() -> Hashable:
     """The log's position, read fresh: what the feed's ETag names besides the data version."""
-    return changes.feed_position(request_connection())
+    return _request_state().position
+
+
+def _request_state() -> FeedState:
+    """The feed's state, read once per request: the ETag and the page are made from the same."""
+    globals_ = current_g()
+    state: FeedState | None = globals_.get("feed_state")
+    if state is None:
+        state = globals_.feed_state = changes.feed_state(request_connection())
+    return state
 
 
 @bp.get("/changes", tags=["changes"])
@@ -164,5 +174,7 @@ def list_changes(query: ChangeQuery) -> dict[str, Any]:
     every later change exactly once. A cursor from before the retention period answers 410 with
     error.reason cursor_expired: start again without since."""
     days = current_app.config["CHANGE_RETENTION_DAYS"]
-    page = changes.list_changes(request_connection(), query, retention_days=days)
+    page = changes.list_changes(
+        request_connection(), query, retention_days=days, state=_request_state()
+    )
     return ok_feed(page, rendered(page.items))

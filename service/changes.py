@@ -20,7 +20,8 @@ from typing import NamedTuple, cast
 
 from sqlalchemy import Select, bindparam, select
 
-from models import Change, FeedState
+from models import Change
+from models import FeedState as FeedStateModel
 from models.db import Reader
 from models.expressions import instant_text as text_of
 
@@ -130,29 +131,36 @@ def read_cursor(text: str) -> tuple[str, int]:
     return found[1], int(found[2])
 
 
-class _State(NamedTuple):
+class FeedState(NamedTuple):
+    """Where the log stands: its epoch, last sequence number, horizon and when the data last
+    changed (RFC 3339; None before the first load)."""
+
     epoch: str
     last_seq: int
     horizon: int
     as_of: str | None
 
+    @property
+    def position(self) -> tuple[str, int, int]:
+        """What a cached answer of the feed must be validated against."""
+        return (self.epoch, self.last_seq, self.horizon)
 
-_NO_STATE = _State(NO_EPOCH, 0, 0, None)
+
+NO_STATE = FeedState(NO_EPOCH, 0, 0, None)
 
 
 @lru_cache(maxsize=1)
 def _state() -> Select[str, int, int, str]:
-    state = FeedState.__table__.c
+    state = FeedStateModel.__table__.c
     return select(state.epoch, state.last_seq, state.horizon, text_of(state.as_of)).where(
         state.id == 1
     )
 
 
-def feed_position(db: Reader) -> tuple[str, int, int]:
-    """The log's epoch, last sequence number and horizon: what a cached answer of the feed
-    must be validated against (("", 0, 0) before the first load)."""
+def feed_state(db: Reader) -> FeedState:
+    """Where the log stands (NO_STATE before the first load)."""
     found = rows(db, _state(), {})
-    return (found[0][0], found[0][1], found[0][2]) if found else (NO_EPOCH, 0, 0)
+    return FeedState(*found[0]) if found else NO_STATE
 
 
 @lru_cache(maxsize=2)
@@ -171,12 +179,15 @@ def _utc(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def list_changes(db: Reader, query: ChangeQuery, *, retention_days: int) -> ChangePage:
-    """The page of the feed after ``query``'s cursor (or from the beginning); raise
-    CursorExpired for a cursor of another log or from before the horizon, InvalidParameter
-    (since) for one past the end of the log."""
-    found = rows(db, _state(), {})
-    state = _State(*found[0]) if found else _NO_STATE
+def list_changes(
+    db: Reader, query: ChangeQuery, *, retention_days: int, state: FeedState | None = None
+) -> ChangePage:
+    """The page of the feed after ``query``'s cursor (or from the beginning) as of ``state``
+    (read here unless given: the state an ETag was made from); raise CursorExpired for a cursor
+    of another log or from before the horizon, InvalidParameter (since) for one past the end of
+    the log."""
+    if state is None:
+        state = feed_state(db)
     after = _position(query.cursor, state, retention_days)
     params: dict[str, object] = {"after": after, "upto": state.last_seq, "rows": query.limit + 1}
     if query.kinds is not None and len(query.kinds) < len(CHANGE_TYPES):
@@ -191,7 +202,7 @@ def list_changes(db: Reader, query: ChangeQuery, *, retention_days: int) -> Chan
     return ChangePage(items, cursor, has_more, state.as_of, retention_days)
 
 
-def _position(cursor: tuple[str, int] | None, state: _State, retention_days: int) -> int:
+def _position(cursor: tuple[str, int] | None, state: FeedState, retention_days: int) -> int:
     """The sequence number a page starts after."""
     if cursor is None:
         return 0

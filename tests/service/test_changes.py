@@ -16,7 +16,7 @@ from seed.load import apply_dataset
 from service.changes import (
     BAD_CURSOR,
     ChangeQuery,
-    feed_position,
+    feed_state,
     instant_text,
     make_cursor,
     read_cursor,
@@ -92,7 +92,7 @@ def test_a_filtered_last_page_continues_after_everything_read(engine: Engine) ->
 
 def feed_position_of(engine: Engine) -> tuple[str, int, int]:
     with engine.connect() as conn:
-        return feed_position(conn)
+        return feed_state(conn).position
 
 
 def test_a_page_states_when_the_data_last_changed_and_the_retention(engine: Engine) -> None:
