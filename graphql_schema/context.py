@@ -38,6 +38,8 @@ class Context:
     # The data's table sizes, which the cost check weighs rows read by (the view's, per data
     # version); by default those of an empty database.
     sizes: Callable[[], TableSizes] = field(default=lambda: EMPTY_TABLES)
+    # Days the change feed keeps deletions (CHANGE_RETENTION_DAYS), shown with its pages.
+    retention_days: int = 30
 
     @cached_property
     def db(self) -> Connection:

@@ -63,6 +63,10 @@ NESTED_LIST = FieldWork(statement=120)
 WORK: dict[tuple[str, str], FieldWork] = {
     **{("Query", name): ROOT_LIST for name in ("strains", "dispensaries", "deals", "doctors")},
     ("Query", "search"): ROOT_LIST,
+    ("Query", "changes"): ROOT_LIST,
+    # A change's object: found through a unique index and built, at most one statement per
+    # kind of record for the whole page.
+    ("Change", "object"): FieldWork(call=NODE_ID, statement=5 * ROOT_RECORD.statement),
     ("Query", "laws"): ROOT_LIST,
     ("Query", "node"): ROOT_RECORD,
     # At most one statement per kind of record (five kinds); each id's record is read apart.

@@ -79,6 +79,8 @@ def shape_error(error: GraphQLError, names: ArgumentNames = NO_RENAMING) -> Grap
     original = error.original_error
     if isinstance(original, ServiceError):
         extra: dict[str, Any] = {"code": original.code}
+        if original.reason is not None:
+            extra["reason"] = original.reason
         message = original.message
         if original.param is not None:
             extra["param"] = names.param(original.param)

@@ -33,6 +33,7 @@ from .arguments import (
     StrainSlug,
     UpdatedSince,
 )
+from .change_fields import changes_page
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
 from .deal_fields import deals_page
@@ -163,6 +164,14 @@ class Query:
     )
     def nodes(self, info: Info[Context, None], ids: NodeIds) -> list[Node | None]:
         return nodes_by_ids(info, ids)
+
+    changes = strawberry.field(
+        resolver=changes_page,
+        description="What changed since a cursor, in commit order: per object its latest "
+        "change, with the object as it is now. From the beginning (no since), reading to the "
+        "end gives every current object once and the deletions kept; following next from then "
+        "on gives every later change exactly once.",
+    )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Ranked search across strains, dispensaries, doctors, deals."

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from cross_web import HTTPException as TransportError
 from cross_web import SyncHTTPRequestAdapter
-from flask import Blueprint, Request, Response, abort, g, request
+from flask import Blueprint, Request, Response, abort, current_app, g, request
 from flask_limiter import Limiter
 from strawberry.flask.views import GraphQLView
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData
@@ -109,6 +109,7 @@ class ApiGraphQLView(GraphQLView[Context, None]):
             now=request_now,
             deadline=time.monotonic() + self._time_budget_ms / 1000,
             sizes=self.table_sizes,
+            retention_days=current_app.config["CHANGE_RETENTION_DAYS"],
         )
 
     def table_sizes(self) -> TableSizes:

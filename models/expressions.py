@@ -6,7 +6,7 @@ SQLAlchemy documents for custom constructs: their arguments take part in the sta
 
 from typing import Any
 
-from sqlalchemy import Boolean, ColumnElement, Float, ScalarSelect
+from sqlalchemy import Boolean, ColumnElement, Float, ScalarSelect, String
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.orm import QueryableAttribute
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -106,3 +106,28 @@ def _any_of_array(element: in_subquery_once, compiler: SQLCompiler, **kw: Any) -
 def _sqlite_in(element: in_subquery_once, compiler: SQLCompiler, **kw: Any) -> str:
     column, subquery = element.clauses
     return f"{compiler.process(column, **kw)} IN {compiler.process(subquery, **kw)}"
+
+
+class instant_text(FunctionElement[str]):
+    """An instant column as RFC 3339 text in UTC with milliseconds and Z
+    (``2026-11-27T10:04:11.123Z``), written by the database: a page of the change feed is sent
+    as the rows come, without a datetime made and formatted per row in Python. SQLite keeps
+    instants as naive UTC text; PostgreSQL converts from its own zone."""
+
+    inherit_cache = True
+    type = String()
+
+    def __init__(self, column: ColumnElement[Any]) -> None:
+        super().__init__(column)
+
+
+@compiles(instant_text)
+def _to_char_utc(element: instant_text, compiler: SQLCompiler, **kw: Any) -> str:
+    column = compiler.process(element.clauses, **kw)
+    return f"""to_char(({column}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')"""
+
+
+@compiles(instant_text, "sqlite")
+def _sqlite_strftime(element: instant_text, compiler: SQLCompiler, **kw: Any) -> str:
+    column = compiler.process(element.clauses, **kw)
+    return f"strftime('%Y-%m-%dT%H:%M:%fZ', {column})"

@@ -12,6 +12,7 @@ from web.errors import http_error_response
 from web.routes import OPEN, RoutePolicy, declare_paths, number_params
 
 from . import (  # noqa: F401  (routes)
+    changes,
     deals,
     dispensaries,
     doctors,

@@ -5,6 +5,7 @@ Error bodies (SPEC 7) are rendered app-wide by web.errors, for both edges.
 
 from typing import Any
 
+from service.changes import ChangePage
 from service.paging import Page
 
 
@@ -16,3 +17,9 @@ def ok(data: Any) -> dict[str, Any]:
 def ok_page(page: Page[Any]) -> dict[str, Any]:
     """Success envelope for a list: data plus meta (total, limit in effect, offset)."""
     return {"success": True, "data": page.items, "meta": page}
+
+
+def ok_feed(page: ChangePage, items: list[Any]) -> dict[str, Any]:
+    """Success envelope for a page of the change feed: its ``items`` (page.items as the edge
+    renders them) plus meta (next, has_more, as_of, retention_days)."""
+    return {"success": True, "data": items, "meta": page}

@@ -82,6 +82,7 @@ TAGS = (
     ("doctors", "Medical marijuana doctors, by place and telehealth."),
     ("laws", "Cannabis law of each US state and territory."),
     ("search", "One search over strains, dispensaries, doctors and deals."),
+    ("changes", "What changed since a cursor: the feed that keeps a copy in sync."),
     ("usage", "The key's tier and the quota it has left; not charged."),
 )
 

@@ -298,6 +298,13 @@ class ErrorBodySchema(Output):
     message = fields.String(required=True)
     docs = fields.String(required=True)
     param = fields.String(metadata={"description": "The offending parameter, when there is one."})
+    reason = fields.String(
+        metadata={
+            "description": "What went wrong, as a word, where the status alone does not say: "
+            "cursor_expired (410 from /changes: read the feed again without since).",
+            "enum": ["cursor_expired"],
+        }
+    )
 
 
 class ErrorEnvelopeSchema(Output):

@@ -31,6 +31,8 @@ DISPENSARIES = ListBound(None, "dispensaries", DEFAULT_LIMIT, MAX_LIMIT)
 DEALS = ListBound(None, "deals", DEFAULT_LIMIT, MAX_LIMIT)
 DOCTORS = ListBound(None, "doctors", DEFAULT_LIMIT, DOCTORS_MAX_LIMIT)
 SEARCH = ListBound(None, "search", DEFAULT_LIMIT, MAX_LIMIT)
+# The change feed pages by cursor (no offset), in long pages: a copy catches up in few requests.
+CHANGES = ListBound(None, "changes", 100, 1_000)
 
 # Lists inside one record: GraphQL's <Owner>.<name>; REST's dispensary detail shows the menu
 # and the reviews at their defaults. No demo menu is longer than 100 items: the cap keeps an
@@ -46,6 +48,7 @@ LISTS: tuple[ListBound, ...] = (
     DEALS,
     DOCTORS,
     SEARCH,
+    CHANGES,
     DISPENSARY_DEALS,
     DISPENSARY_MENU,
     DISPENSARY_REVIEWS,

@@ -10,6 +10,9 @@ class ServiceError(Exception):
     """Base of every error the service raises on purpose; ``code`` equals the HTTP status."""
 
     code = 500
+    # A word naming the condition, for errors a client must tell apart from others of the same
+    # status (the envelope's error.reason, GraphQL's extensions.reason); None for most.
+    reason: str | None = None
 
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
@@ -36,6 +39,14 @@ class Unauthorized(ServiceError):
 
 class NotFound(ServiceError):
     code = 404
+
+
+class CursorExpired(ServiceError):
+    """A change feed cursor from before what the feed still holds (another log, or deletions
+    dropped after the retention period): the client must read the feed again from the start."""
+
+    code = 410
+    reason = "cursor_expired"
 
 
 class TooManyRequests(ServiceError):

@@ -59,12 +59,35 @@ def records_by_public_ids(db: Reader, public_ids: Iterable[str], *, today: date)
             by_kind["law"].append(public_id)
         elif SLUG_PATTERN.fullmatch(public_id):
             by_kind["strain"].append(public_id)
+    return records_by_kind(
+        db,
+        strains=by_kind["strain"],
+        dispensaries=by_kind["disp"],
+        deals=by_kind["deal"],
+        doctors=by_kind["doc"],
+        laws=by_kind["law"],
+        today=today,
+    )
+
+
+def records_by_kind(
+    db: Reader,
+    *,
+    strains: Iterable[str] = (),
+    dispensaries: Iterable[str] = (),
+    deals: Iterable[str] = (),
+    doctors: Iterable[str] = (),
+    laws: Iterable[str] = (),
+    today: date,
+) -> NodeRecords:
+    """The records with the public ids given per kind, one statement per kind given some
+    (the objects of a change feed page); deals expired before ``today`` are not found."""
     # Each lookup sends no statement when it is given no id.
-    found_deals = deal_rows_by_public_ids(db, by_kind["deal"])
+    found_deals = deal_rows_by_public_ids(db, deals)
     return NodeRecords(
-        strains=strains_by_slugs(db, by_kind["strain"]),
-        dispensaries=dispensary_rows_by_public_ids(db, by_kind["disp"]),
+        strains=strains_by_slugs(db, strains),
+        dispensaries=dispensary_rows_by_public_ids(db, dispensaries),
         deals={key: deal for key, deal in found_deals.items() if deal.expires >= today},
-        doctors=doctor_rows_by_public_ids(db, by_kind["doc"]),
-        laws=laws_by_codes(db, by_kind["law"]),
+        doctors=doctor_rows_by_public_ids(db, doctors),
+        laws=laws_by_codes(db, laws),
     )

@@ -63,6 +63,23 @@ class KeyTier(Enum):
     ENTERPRISE = "enterprise"
 
 
+class ChangeType(Enum):
+    """The kind of object a change in the change feed is about (models.Change.kind)."""
+
+    STRAIN = "strain"
+    DISPENSARY = "dispensary"
+    DEAL = "deal"
+    DOCTOR = "doctor"
+    LAW = "law"
+
+
+class ChangeOp(Enum):
+    """What a change did: the object now exists as served (upsert) or is gone (delete)."""
+
+    UPSERT = "upsert"
+    DELETE = "delete"
+
+
 class Weekday(Enum):
     """The keys of a dispensary's opening hours, Monday first."""
 
@@ -87,3 +104,5 @@ SEARCH_TYPES = words(SearchType)
 SEARCH_HIT_TYPES = words(SearchHitType)
 KEY_TIERS = words(KeyTier)
 WEEKDAYS = words(Weekday)
+CHANGE_TYPES = words(ChangeType)
+CHANGE_OPS = words(ChangeOp)

@@ -5,7 +5,7 @@ What the tag is made of, and when a 304 is free or charged like the 200: docs/ar
 tagged 200 may also be replayed (web.replay).
 """
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Hashable
 from datetime import date, datetime
 
 from flask import Flask, Request, Response, current_app
@@ -22,7 +22,7 @@ from .today import current_minute, request_now, request_today
 CACHE_CONTROL = "private, no-cache"  # per-key data; always revalidate (a 304 costs nothing)
 
 
-def request_etag(version: int, today: date, minute: datetime | None = None) -> str:
+def request_etag(version: Hashable, today: date, minute: datetime | None = None) -> str:
     """The validator for the current request: same data, day (and, for an answer about the
     current minute, minute) and request give the same tag."""
     return _etag(current_request(), number_params(current_app), version, today, minute)
@@ -31,7 +31,7 @@ def request_etag(version: int, today: date, minute: datetime | None = None) -> s
 def _etag(
     request_: Request,
     numbers: Collection[str],
-    version: int,
+    version: Hashable,
     today: date,
     minute: datetime | None = None,
 ) -> str:
@@ -80,6 +80,13 @@ def uncacheable() -> None:
         globals_.pop(name, None)
 
 
+def live_answer() -> None:
+    """The current answer reads state the data version's cache may not show yet (the change
+    feed): no ETag, no 304, never replayed nor kept as a GraphQL result."""
+    uncacheable()
+    current_g().live_answer = True
+
+
 def _not_modified(client_tag: str, quota_headers: dict[str, str]) -> Response:
     response = Response(status=304)
     response.set_etag(client_tag)
@@ -106,7 +113,10 @@ def init_conditional(
         policy = request_policy()  # reads by a valid key on a conditional route get ETags
         if not policy.conditional:
             return None
-        current, today = version(), request_today()
+        data_version, today = version(), request_today()
+        current: Hashable = data_version
+        if policy.validator is not None:
+            current = (data_version, policy.validator())
         clocked = policy.reads_clock(request_.args)
         minute = request_now() if clocked else None
         globals_.etag = _etag(request_, numbers, current, today, minute)
@@ -114,8 +124,8 @@ def init_conditional(
         if policy.clocked_by_answer:  # the client may hold either tag (see tag_response)
             globals_.etag_minute = _etag(request_, numbers, current, today, current_minute())
             tags.append(globals_.etag_minute)
-        if replays:
-            mark_replayable(current, today)
+        if replays and policy.validator is None:  # the replay lane checks the version only
+            mark_replayable(data_version, today)
         if "HTTP_IF_NONE_MATCH" not in request_.environ:  # most requests: nothing to match
             return None
         found = [(tag, client) for tag in tags if (client := _matching(request_, tag)) is not None]

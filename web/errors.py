@@ -24,11 +24,16 @@ from .routes import request_policy
 RETRY_AFTER = "retry_after"  # g attribute: the Retry-After of a refusal (web.http keeps it)
 
 
-def error_body(code: int, message: str, docs: str, param: str | None = None) -> dict[str, Any]:
-    """Error envelope: success false, error.code equal to the HTTP status, message, docs link."""
+def error_body(
+    code: int, message: str, docs: str, param: str | None = None, reason: str | None = None
+) -> dict[str, Any]:
+    """Error envelope: success false, error.code equal to the HTTP status, message, docs link;
+    the parameter at fault and a reason word (cursor_expired) when there are."""
     error: dict[str, Any] = {"code": code, "message": message, "docs": docs}
     if param is not None:
         error["param"] = param
+    if reason is not None:
+        error["reason"] = reason
     return {"success": False, "error": error}
 
 
@@ -47,11 +52,20 @@ def envelope_response(code: int, message: str, docs: str, param: str | None) -> 
 
 
 def error_response(
-    code: int, message: str, *, param: str | None = None, headers: dict[str, str] | None = None
+    code: int,
+    message: str,
+    *,
+    param: str | None = None,
+    headers: dict[str, str] | None = None,
+    reason: str | None = None,
 ) -> Response:
-    """Render the error with HTTP status ``code``, as the request's route renders errors."""
-    render = request_policy().render_error or envelope_response
-    response = render(code, message, docs_link(code), param)
+    """Render the error with HTTP status ``code``, as the request's route renders errors (a
+    ``reason`` only in the envelope: no route with another renderer raises one)."""
+    render = request_policy().render_error
+    if render is None:
+        response = jsonify(error_body(code, message, docs_link(code), param, reason))
+    else:
+        response = render(code, message, docs_link(code), param)
     response.status_code = code
     for name, value in (headers or {}).items():
         response.headers[name] = value
@@ -84,7 +98,7 @@ def init_error_handlers(app: Flask) -> None:
     def service_error(error: ServiceError) -> Response:
         if isinstance(error, TooManyRequests):
             setattr(g, RETRY_AFTER, error.retry_after)
-        return error_response(error.code, error.message, param=error.param)
+        return error_response(error.code, error.message, param=error.param, reason=error.reason)
 
     @app.errorhandler(RateLimitExceeded)
     def rate_limited(error: RateLimitExceeded) -> Response:

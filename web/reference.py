@@ -38,6 +38,13 @@ ERROR_DOCS = {
         "The endpoint exists but not for this HTTP method; the Allow header lists the methods.",
         "Use GET.",
     ),
+    410: (
+        "Gone",
+        "A change feed cursor (since on /api/v1/changes, GraphQL changes) from before what the "
+        "feed still holds: the change log was started again, or deletions older than the "
+        "retention period were dropped. error.reason is cursor_expired.",
+        "Read the feed again from the beginning, without since, and replace your copy with it.",
+    ),
     413: (
         "Payload Too Large",
         "The request body is over 64 KiB (GraphQL documents; REST takes no body).",
@@ -89,8 +96,8 @@ def _page() -> str:
     return html_page(
         "Cannabis Data Service errors",
         "<h1>Errors</h1><p>Every error body is "
-        "<code>{success: false, error: {code, message, docs, param?}}</code> and the HTTP status "
-        f"equals error.code.</p>{sections}",
+        "<code>{success: false, error: {code, message, docs, param?, reason?}}</code> and the "
+        f"HTTP status equals error.code.</p>{sections}",
     )
 
 

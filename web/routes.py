@@ -8,7 +8,7 @@ anything else is open (no key, no charge, no ETag). The web hooks (auth, conditi
 quota) read the current request's policy from :func:`request_policy`.
 """
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
@@ -47,6 +47,10 @@ class RoutePolicy:
     refine: "Callable[[], RoutePolicy | None] | None" = None
     # How the route's errors are written (the GraphQL edge answers GraphQL responses).
     render_error: ErrorRenderer | None = None
+    # What the answer depends on besides the data version, read fresh for every request (the
+    # change feed's position, which the version's cache may not show yet): part of the ETag,
+    # and such answers are never replayed.
+    validator: Callable[[], Hashable] | None = None
 
     def reads_clock(self, params: Iterable[str]) -> bool:
         """Whether a request with the query parameters ``params`` is answered for a minute."""
@@ -67,11 +71,19 @@ def route_policy(
     clocked: bool | tuple[str, ...] = False,
     refine: Callable[[], RoutePolicy | None] | None = None,
     render_error: ErrorRenderer | None = None,
+    validator: Callable[[], Hashable] | None = None,
 ) -> Callable[[V], V]:
     """Declare a view's policy (put it right under the route decorator: it marks the function
     the route registers)."""
     policy = RoutePolicy(
-        keyed, metered, conditional, open_when, clocked, refine=refine, render_error=render_error
+        keyed,
+        metered,
+        conditional,
+        open_when,
+        clocked,
+        refine=refine,
+        render_error=render_error,
+        validator=validator,
     )
 
     def declare(view: V) -> V:

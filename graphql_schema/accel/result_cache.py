@@ -30,11 +30,12 @@ PRIVATE_API = (
 
 class CachingGraphQLView(ApiGraphQLView):
     """Results without errors are kept by data version, day, method, document, variables and
-    operation name (the data only changes with a seed or import), with the document's cost; an
-    answer from here is charged the units the first one was (it holds no slot of heavy work),
-    and such responses are marked replayable (``web.replay``). A result that read the request's
-    minute (``web.today.request_now``: opening hours "now") is answered again only within that
-    minute, as the replay store does."""
+        operation name (the data only changes with a seed or import), with the document's cost; an
+        answer from here is charged the units the first one was (it holds no slot of heavy work),
+        and such responses are marked replayable (``web.replay``). A result that read the request's
+        minute (``web.today.request_now``: opening hours "now") is answered again only within that
+        minute, as the replay store does. A result that read the change feed
+    (``web.conditional.live_answer``) is neither kept nor replayed."""
 
     def __init__(
         self, *, version: Callable[[], int], results: PageCache[bytes], **kwargs: Any
@@ -54,6 +55,7 @@ class CachingGraphQLView(ApiGraphQLView):
         version = self._version() if self._results.enabled else None
         tag = _result_tag(request_adapter.method, request_data, version, context.today)
         cached = self._results.get(tag) if tag is not None else None
+        live = False
         if cached is not None:
             data, cost, until = orjson.loads(cached)
             # Reading the clock marks this answer, too, as one for the current minute.
@@ -66,10 +68,11 @@ class CachingGraphQLView(ApiGraphQLView):
             result = super().execute_single(
                 request, request_adapter, sub_response, context, root_value, request_data
             )
-            if tag is not None and not result.errors and result.data is not None:
+            live = bool(g.get("live_answer"))  # web.conditional.live_answer: never kept
+            if tag is not None and not result.errors and result.data is not None and not live:
                 cost = (result.extensions or {}).get("cost")
                 self._results.put(tag, orjson.dumps([result.data, cost, _until(context)]))
-        if tag is not None and version is not None and not result.errors:
+        if tag is not None and version is not None and not result.errors and not live:
             g.graphql_cacheable = (version, context.today)
         return result
 

@@ -48,8 +48,10 @@ from rest.args import (
     StrainArgs,
 )
 from rest.blueprint import ALWAYS_ALLOWED
+from rest.changes import ChangeArgs
 from rest.openapi import OPENAPI_PATH
 from service import keys
+from service.changes import read_cursor
 from service.errors import InvalidParameter
 from service.geo import zip_point
 from service.places import locate
@@ -80,6 +82,7 @@ ARGUMENTS: dict[str, type[Schema]] = {
     "listDoctors": DoctorArgs,
     "listLaws": LawArgs,
     "search": SearchArgs,
+    "listChanges": ChangeArgs,
 }
 
 
@@ -171,6 +174,16 @@ def _bad_instant(query: dict[str, str]) -> bool:
     return False
 
 
+def _not_a_cursor(query: dict[str, str]) -> bool:
+    if "since" not in query:
+        return False
+    try:
+        read_cursor(query["since"])
+    except InvalidParameter:
+        return True
+    return False
+
+
 def _place_rules(*, boxes: bool, timed: bool, sorts: bool = True) -> list[ProseRule]:
     """The rules across the location (and time) parameters, written in the operation's
     description, and those of bbox and open_at written in theirs."""
@@ -235,6 +248,8 @@ PROSE_RULES: dict[str, list[ProseRule]] = {
     "listStrainDispensaries": _place_rules(boxes=True, timed=True),
     "listDeals": _place_rules(boxes=False, timed=True),
     "listDoctors": _place_rules(boxes=True, timed=False),
+    # A cursor is opaque text the feed gave: any other string is refused.
+    "listChanges": [ProseRule("meta.next of the previous page", "since", _not_a_cursor)],
 }
 
 

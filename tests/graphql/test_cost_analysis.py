@@ -148,6 +148,7 @@ def test_the_table_reads_defaults_from_the_schema_and_maxima_from_the_service(
         "Query.deals": (20, 100, True),
         "Query.doctors": (20, 50, True),
         "Query.search": (20, 100, True),
+        "Query.changes": (100, 1000, True),
         "Query.laws": (56, 56, False),
         "Query.nodes": (100, 100, False),
         "Dispensary.deals": (20, 100, False),
@@ -200,5 +201,5 @@ def test_a_type_name_read_from_a_variable_is_part_of_what_is_remembered() -> Non
     boolean = limits.check(document, text, None, {"t": "Boolean"})
     query = limits.check(document, text, None, {"t": "Query"})
     # Boolean has no fields: null counts 1.
-    assert (boolean, query) == ((1 + 1) * INTROSPECTION, (1 + 13 * 2) * INTROSPECTION)
+    assert (boolean, query) == ((1 + 1) * INTROSPECTION, (1 + 14 * 2) * INTROSPECTION)
     assert limits.estimate(document, text, None, {"t": "Query"}).variables == ("t",)

@@ -27,6 +27,8 @@ PARENTS: dict[str, str] = {
     "Review": "dispensaries(limit: 1) { items { reviews(limit: $n) { {} } } }",
     "Hours": "dispensaries(limit: $n) { items { hours { {} } } }",
     "Location": "dispensaries(limit: $n) { items { location { {} } } }",
+    # The feed's first changes: one law, then two (their objects: one statement for both).
+    "Change": "changes(limit: $n) { items { {} } }",
 }
 # Search results reach each member type once more, through the union.
 SEARCHED = ("Strain", "Dispensary", "Doctor", "Deal")
@@ -38,6 +40,7 @@ NOT_RECORDS = (
     "DealPage",
     "DoctorPage",
     "SearchResultPage",
+    "ChangePage",
 )
 # Pittsburgh, and a wide circle: dispensaries in New York, Ohio and Pennsylvania stock the
 # tiny dataset's first two strains.

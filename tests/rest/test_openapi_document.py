@@ -27,7 +27,8 @@ from rest.fields import StrictBoolean, StrictInteger, StrictNumber
 from rest.openapi import OPENAPI_PATH, TAGS
 from rest.parameters import ACCEPTS
 from service import keys
-from service.bounds import DOCTORS_MAX_LIMIT, MAX_LIMIT
+from service.bounds import CHANGES, DOCTORS_MAX_LIMIT, MAX_LIMIT
+from service.changes import make_cursor
 from service.geo import JURISDICTIONS
 from service.terms import TERMS_OF_USE
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
@@ -48,6 +49,7 @@ OPERATION_IDS = {
     "/api/v1/laws": "listLaws",
     "/api/v1/laws/{state}": "getLaw",
     "/api/v1/search": "search",
+    "/api/v1/changes": "listChanges",
     "/api/v1/usage": "getUsage",
 }
 LISTS = {"200", "304", "400", "401", "405", "429", "500", "503"}
@@ -153,7 +155,8 @@ def test_limit_publishes_no_maximum_and_states_the_one_it_reduces_to(document) -
     for path, item in document["paths"].items():
         params = _parameters(document, path)
         if "limit" in params:
-            maximum = DOCTORS_MAX_LIMIT if path == "/api/v1/doctors" else MAX_LIMIT
+            maximum = {"/api/v1/doctors": DOCTORS_MAX_LIMIT, "/api/v1/changes": CHANGES.maximum}
+            maximum = maximum.get(path, MAX_LIMIT)
             assert path in OPERATION_IDS, path
             assert "maximum" not in params["limit"]["schema"], path
             assert params["limit"]["schema"]["minimum"] == 1, path
@@ -200,6 +203,7 @@ def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
         "doctors",
         "laws",
         "search",
+        "changes",
         "usage",
     ]
     assert [(tag["name"], tag["description"]) for tag in document["tags"]] == list(TAGS)
@@ -287,6 +291,8 @@ def test_every_operation_lists_every_status_it_can_answer(document) -> None:
             assert statuses == {"200", "400", "401", "405", "429", "500", "503"}
         elif path == "/api/v1":  # the index: no key, no quota, no database
             assert statuses == {"200", "400", "405", "500"}
+        elif path == "/api/v1/changes":  # an expired cursor: 410
+            assert statuses == LISTS | {"410"}, path
         elif "{" in path:
             assert statuses == LISTS | {"404"}, path
         else:
@@ -381,6 +387,8 @@ def test_each_declared_status_sends_exactly_its_declared_headers(
     real[401] = client.get(url)
     if "{" in path:
         real[404] = client.get(_url(app, key, path, known=False), headers=headers)
+    if path == "/api/v1/changes":  # a cursor of another log has expired
+        real[410] = client.get(_with(url, f"since={make_cursor('feed', 0)}"), headers=headers)
     if path == "/api/v1/usage":  # not charged: only the failed-key throttle answers 429
         for attempt in range(61):
             real[429] = client.get(url, headers={"X-API-Key": f"cds_live_bad{attempt}"})

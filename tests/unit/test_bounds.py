@@ -43,6 +43,7 @@ def test_the_table_holds_the_spec_bounds_of_every_list() -> None:
         ("Query", "deals"): (20, 100),
         ("Query", "doctors"): (20, 50),
         ("Query", "search"): (20, 100),
+        ("Query", "changes"): (100, 1000),
         ("Dispensary", "deals"): (20, 100),
         ("Dispensary", "menu"): (100, 100),
         ("Dispensary", "reviews"): (20, 20),
@@ -95,16 +96,22 @@ def test_every_rest_list_publishes_its_rows_bounds(client: FlaskClient) -> None:
     for path, item in spec["paths"].items():
         params = {p["name"]: p for p in item["get"].get("parameters", [])}
         if "limit" in params:
-            limit, offset = params["limit"], params["offset"]
+            limit, offset = params["limit"], params.get("offset")
             published[path] = (
                 limit["schema"]["default"],
                 limit["description"].split(";")[0],
-                offset["schema"]["maximum"],
+                offset["schema"]["maximum"] if offset is not None else None,
             )
     operations = {API_PREFIX + b.name: b for b in LISTS if b.owner is None}
     # Where to buy a strain: the strain's dispensaries, GraphQL's Strain.dispensaries.
     operations[API_PREFIX + "strains/{slug}/dispensaries"] = STRAIN_DISPENSARIES
+    # The change feed pages by cursor (since), without an offset.
+    cursors = {API_PREFIX + "changes"}
     assert published == {
-        path: (b.default, f"Results per page, 1 to {b.maximum}", MAX_OFFSET)
+        path: (
+            b.default,
+            f"Results per page, 1 to {b.maximum}",
+            None if path in cursors else MAX_OFFSET,
+        )
         for path, b in operations.items()
     }

@@ -26,4 +26,4 @@ def test_the_served_page_carries_every_entry_of_the_same_source(client: FlaskCli
         assert f'<section id="error-{code}"><h2>{code} {escape(name)}</h2>' in page
         assert escape(when) in page
         assert escape(action) in page
-    assert sorted(ERROR_DOCS) == [400, 401, 404, 405, 413, 414, 429, 431, 500, 503]
+    assert sorted(ERROR_DOCS) == [400, 401, 404, 405, 410, 413, 414, 429, 431, 500, 503]

@@ -7,6 +7,7 @@ import pytest
 from flask import Flask
 
 from graphql_schema.refusals import graphql_error_response
+from rest.changes import feed_position
 from web.routes import OPEN, POLICY_ATTRIBUTE, RoutePolicy, declared_policy
 
 READ = RoutePolicy(keyed=True, metered=True, conditional=True)
@@ -30,6 +31,8 @@ API_ROUTES = {
     "/api/v1/laws": READ,
     "/api/v1/laws/<string:state>": READ,
     "/api/v1/search": READ,
+    # The feed's ETag also names the log's position, read fresh (web.routes: validator).
+    "/api/v1/changes": replace(READ, validator=feed_position),
     "/api/v1/usage": RoutePolicy(keyed=True),  # reports the quota without spending it
     "/api/v1": OPEN,  # the index: what the API offers and how to get a key
     "/api/v1/": OPEN,
