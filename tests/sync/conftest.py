@@ -17,6 +17,7 @@ from app import create_app, dispose_engines
 from models.db import make_engine, make_session_factory
 from seed import generate
 from seed.generate import Dataset
+from seed.load import apply_dataset
 from service import keys
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +59,15 @@ def sync_app(sync_db_url: str) -> Iterator[Flask]:
     app = create_app({"TESTING": True, "DATABASE_URL": sync_db_url, "STATE_TTL_MS": 1})
     yield app
     dispose_engines(app)
+
+
+def load(url: str, dataset: Dataset, *, rebuild: bool = False) -> None:
+    """Load ``dataset`` as an import would (``rebuild``: as a seed does), engine disposed."""
+    engine = make_engine(url)
+    try:
+        apply_dataset(engine, dataset, rebuild=rebuild)
+    finally:
+        engine.dispose()
 
 
 def new_key(url: str) -> str:

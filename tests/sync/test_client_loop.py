@@ -7,17 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from models.db import make_engine
-from seed.load import apply_dataset
 from tests.servers import flask_serve
 
-from .conftest import client_loop, live_dataset, new_key, served
+from .conftest import client_loop, live_dataset, load, new_key, served
 
 
 def test_the_documented_loop_keeps_a_copy_equal_to_the_service(
     sync_db_url: str, tmp_path: Path
 ) -> None:
-    apply_dataset(make_engine(sync_db_url), live_dataset(), rebuild=True)
+    load(sync_db_url, live_dataset(), rebuild=True)
     key = new_key(sync_db_url)
     env = {"DATABASE_URL": sync_db_url, "STATE_TTL_MS": "1"}
     with flask_serve(tmp_path, env) as server:

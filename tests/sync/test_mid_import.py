@@ -10,11 +10,9 @@ from flask import Flask
 
 import seed.load
 from app import create_app, dispose_engines
-from models.db import make_engine
 from seed.generate import Dataset
-from seed.load import apply_dataset
 
-from .conftest import client_get, client_loop, live_dataset, new_key, served
+from .conftest import client_get, client_loop, live_dataset, load, new_key, served
 
 pytestmark = pytest.mark.postgres
 
@@ -44,7 +42,7 @@ def test_paging_through_an_import_that_commits_midway(
 ) -> None:
     url = postgres_scratch_url
     base = live_dataset()
-    apply_dataset(make_engine(url), base, rebuild=True)
+    load(url, base, rebuild=True)
     loop = client_loop()
     get = client_get(pg_app.test_client(), new_key(url))
     loop["get"] = get
@@ -65,7 +63,7 @@ def test_paging_through_an_import_that_commits_midway(
 
     def run_import() -> None:
         try:
-            apply_dataset(make_engine(url), _changed(base))
+            load(url, _changed(base))
         except BaseException as exc:  # reported by the main thread
             errors.append(exc)
             written.set()

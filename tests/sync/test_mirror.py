@@ -12,9 +12,8 @@ from hypothesis import strategies as st
 from models.db import make_engine
 from seed.importing.export import dataset_records
 from seed.importing.merge import stored_dataset
-from seed.load import apply_dataset
 
-from .conftest import Copy, client_get, client_loop, live_dataset, new_key, served
+from .conftest import Copy, client_get, client_loop, live_dataset, load, new_key, served
 
 Records = dict[str, list[dict[str, Any]]]
 STEPS = st.lists(st.sampled_from(["merge", "merge", "full", "same"]), min_size=2, max_size=4)
@@ -139,7 +138,7 @@ def test_a_copy_following_the_feed_equals_the_served_lists(
     sync_app: Flask, sync_db_url: str, tmp_path_factory: Any, data: st.DataObject, steps: list[str]
 ) -> None:
     url = sync_db_url
-    apply_dataset(make_engine(url), live_dataset(), rebuild=True)
+    load(url, live_dataset(), rebuild=True)
     loop = client_loop()
     get = client_get(sync_app.test_client(), new_key(url))
     seen: list[tuple[str, str]] = []
