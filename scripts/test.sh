@@ -34,9 +34,10 @@ except psycopg.Error:
     sys.exit(1)
 PY
 then
-  echo "== The REST, GraphQL, contract, accel, web, CLI, fuzz and service list suites again, on PostgreSQL =="
+  echo "== The REST, GraphQL, contract, accel, web, CLI, sync, fuzz and service list suites again, on PostgreSQL =="
   TEST_DATABASE_URL="$PG_URL" .venv/bin/pytest tests/rest tests/graphql tests/contract \
-    tests/accel tests/web tests/cli tests/fuzz tests/service/test_keys.py \
+    tests/accel tests/web tests/cli tests/sync tests/fuzz tests/service/test_keys.py \
+    tests/service/test_changes.py \
     tests/service/test_search_index.py tests/service/test_strains.py \
     tests/service/test_dispensaries.py tests/service/test_deals.py tests/service/test_doctors.py \
     tests/service/test_search.py tests/service/test_laws.py tests/service/test_paging.py \
