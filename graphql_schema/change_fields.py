@@ -6,7 +6,6 @@ that read the feed is never cached, replayed or tagged (web.conditional.live_ans
 version those use may not show a load yet.
 """
 
-from collections.abc import Hashable, Mapping
 from datetime import datetime
 from typing import Annotated
 
@@ -33,6 +32,7 @@ strawberry.enum(
 )
 
 OBJECTS = "change_object"  # the batch cache's kind and relation for a change's object
+Key = tuple[str, str]  # (kind, public id)
 
 Since = Annotated[
     str | None,
@@ -86,7 +86,7 @@ class ChangeItem:
         )
 
 
-def _objects(info: Info[Context, None], keys: list[tuple[str, str]]) -> Mapping[Hashable, Node]:
+def _objects(info: Info[Context, None], keys: list[tuple[str, str]]) -> dict[Key, Node]:
     """The current objects of ``keys`` ((kind, id) pairs), one statement per kind."""
     wanted: dict[str, list[str]] = {}
     for kind, key in keys:
@@ -101,7 +101,7 @@ def _objects(info: Info[Context, None], keys: list[tuple[str, str]]) -> Mapping[
         laws=wanted.get("law", ()),
         today=ctx.today,
     )
-    built: dict[Hashable, Node] = {}
+    built: dict[Key, Node] = {}
     built.update((("strain", k), Strain.from_model(r, info)) for k, r in found.strains.items())
     built.update(
         (("dispensary", k), Dispensary.from_model(r, info)) for k, r in found.dispensaries.items()
