@@ -216,6 +216,8 @@ class _Enum(str):
 
 
 def _literal(value: Any, graphql_type: str) -> str:
+    if value is None:
+        return "null"
     if isinstance(value, _Enum):
         return str(value)
     if isinstance(value, bool):
@@ -423,6 +425,23 @@ def _nodes(b: _Builder, depth: int) -> str:
     return f"nodes{arguments} {{ id {_node_fragments(b, kinds, depth)} }}"
 
 
+def _changes(b: _Builder, depth: int) -> str:
+    rng = b.rng
+    given: dict[str, tuple[str, Any]] = {"limit": ("Int", rng.choice((1, 20, 100, 1000)))}
+    if rng.random() < 0.5:
+        kinds = rng.sample(("STRAIN", "DISPENSARY", "DEAL", "DOCTOR", "LAW"), rng.randint(1, 5))
+        given["types"] = ("[ChangeType!]", [_Enum(kind) for kind in kinds])
+    if rng.random() < 0.3:
+        given["since"] = ("String", None)  # from the beginning (a cursor names a log's epoch)
+    arguments = b.arguments("Query.changes", given)
+    kinds = rng.sample(list(NODE_IDS), rng.randint(1, len(NODE_IDS)))
+    objects = f"object {{ id {_node_fragments(b, kinds, depth)} }}" if rng.random() < 0.5 else ""
+    return (
+        f"changes{arguments} {{ next hasMore asOf retentionDays "
+        f"items {{ type id op at {objects} }} }}"
+    )
+
+
 def _laws(b: _Builder, depth: int) -> str:
     b.uses.add("Query.laws")
     return f"laws {{ {b.selection('Law', depth)} }}"
@@ -454,6 +473,7 @@ ROOTS: dict[str, Callable[[_Builder, int], str]] = {
     "__introspection": _introspection,
     "node": _node,
     "nodes": _nodes,
+    "changes": _changes,
 }
 # How often each root is drawn: lists more often than single records.
 WEIGHTS = {
