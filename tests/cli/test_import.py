@@ -155,7 +155,8 @@ def test_example_set_imports_and_the_api_serves_it(
     status, body, _ = _get(after, key, "/api/v1/strains/blue-dream")
     assert status == 200
     assert body["data"]["description"].startswith("Blue Dream is a balanced hybrid, typically")
-    assert body["data"] | {"description": "…"} == {
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", body["data"]["updated_at"])
+    assert body["data"] | {"description": "…", "updated_at": "…"} == {
         "slug": "blue-dream",
         "name": "Blue Dream",
         "type": "hybrid",
@@ -167,6 +168,7 @@ def test_example_set_imports_and_the_api_serves_it(
         "terpenes": ["myrcene", "pinene"],
         "rating": 4.4,
         "reviewCount": 1250,
+        "updated_at": "…",
     }
     status, body, _ = _get(after, key, "/api/v1/dispensaries/disp_1001")
     assert status == 200
