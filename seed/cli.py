@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from sqlalchemy import Connection, Engine, inspect, select
@@ -22,9 +23,11 @@ from service.vocab import KEY_TIERS
 from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate
 from .importing.merge import MergeError, merge_dataset, stored_dataset, stored_ids
+from .incremental import apply_merge
 from .load import LoadResult, apply_dataset, load_dataset
 
 SCALES = ("full", "tiny")
+_T = TypeVar("_T")
 REBUILD_COMMAND = ".venv/bin/flask --app app seed"
 
 
@@ -101,10 +104,27 @@ def _load_import(
     engine: Engine, dataset: Dataset | Callable[[Connection], Dataset], retention_days: int
 ) -> LoadResult:
     """Load ``dataset`` in one transaction; on failure the previous data stays in place."""
+    retention = timedelta(days=retention_days)
+    return _guarded(lambda: apply_dataset(engine, dataset, source="import", retention=retention))
+
+
+def _merge_import(engine: Engine, report: ImportReport, retention_days: int) -> LoadResult:
+    """Merge ``report`` writing only what changes (seed.incremental); where there is no change
+    log yet, through the full path, which starts one."""
+    retention = timedelta(days=retention_days)
+    result = _guarded(lambda: apply_merge(engine, report, retention=retention))
+    if result is not None:
+        return result
+    return _load_import(
+        engine, lambda conn: merge_dataset(stored_dataset(conn), report), retention_days
+    )
+
+
+def _guarded(run: Callable[[], _T]) -> _T:
+    """``run()``, with a merge's rule violations and database failures told as click errors
+    (the load's transaction has rolled back)."""
     try:
-        return apply_dataset(
-            engine, dataset, source="import", retention=timedelta(days=retention_days)
-        )
+        return run()
     except MergeError as exc:
         for issue in exc.issues:
             click.echo(str(issue), err=True)
@@ -175,11 +195,7 @@ def make_data_group(
             with engine.connect() as conn:
                 stored = stored_ids(conn)
             report = _validate_import(path, skip_invalid=skip_invalid, stored=stored)
-            result = _load_import(
-                engine,
-                lambda conn: merge_dataset(stored_dataset(conn), report),
-                get_retention(),
-            )
+            result = _merge_import(engine, report, get_retention())
         else:
             report = _validate_import(path, skip_invalid=skip_invalid)
             result = _load_import(
