@@ -27,9 +27,9 @@ from .importing.validate import ImportReport
 from .load import LoadResult
 
 _IN_CHUNK = 900
-# A merge writing fewer rows than this share of the served objects skips the ANALYZE: the
+# A merge changing fewer objects than this share of the served ones skips the ANALYZE: the
 # statistics of the previous load still describe the data (PostgreSQL's autovacuum refreshes
-# them as rows change).
+# them as rows change; the VACUUM after a full load is skipped too).
 ANALYZE_SHARE = 0.1
 
 
@@ -96,8 +96,8 @@ def apply_merge(
         searched = {k: v for k, v in delta.keys().items() if k != "law"}
         update_search_entries(conn, searched)
         counts = _table_counts(conn)
-        served = sum(counts[KINDS[kind][0].name] for kind in KINDS)
-        if sum(written.values()) > ANALYZE_SHARE * served:
+        served = sum(counts[table.name] for table, _ in KINDS.values())
+        if len(plan.entries) > ANALYZE_SHARE * served:
             conn.exec_driver_sql("ANALYZE")
     return LoadResult(counts, plan.counts, version, changed=True)
 

@@ -38,13 +38,16 @@ def _chunks(values: Iterable[Any]) -> Iterable[list[Any]]:
 
 
 def _stored_entries(conn: Connection, keys: dict[str, set[str]]) -> dict[tuple[str, str], Entry]:
+    # One pass over the entries of these kinds: no index leads with (kind, key), and the
+    # table is narrow.
     e = ENTRIES.c
     found: dict[tuple[str, str], Entry] = {}
-    for kind, wanted in keys.items():
-        for chunk in _chunks(wanted):
-            statement = select(ENTRIES).where(e.kind == kind, e.key.in_(chunk))
-            for row in conn.execute(statement):
-                found[(row.kind, row.key)] = dict(row._mapping)
+    kinds = sorted(kind for kind, wanted in keys.items() if wanted)
+    if not kinds:
+        return found
+    for row in conn.execute(select(ENTRIES).where(e.kind.in_(kinds))):
+        if row.key in keys[row.kind]:
+            found[(row.kind, row.key)] = dict(row._mapping)
     return found
 
 
