@@ -19,6 +19,8 @@ import pytest
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
+import models.search.incremental
+import models.search.rebuild
 import seed.incremental
 import seed.load
 from models import Base
@@ -35,6 +37,7 @@ from service.search import search
 from tests.conftest import postgres_scratch
 
 TODAY = date(2026, 6, 1)
+ROUNDS = 4
 RETENTION = timedelta(days=30)
 # Columns a full load stamps anew on every part row (a merge leaves untouched parts alone).
 _PART_STAMPS = {"menu_items": {"updated_at"}, "reviews": {"updated_at"}}
@@ -246,6 +249,27 @@ def _databases(backend: str, tmp_path: Path) -> Iterator[tuple[str, str]]:
 def test_fast_merges_equal_full_merges(
     backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert _compare_merges(backend, tmp_path, monkeypatch) == 0  # every merge found gaps
+
+
+def test_fast_merges_refill_the_pairs_when_no_position_is_free(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Positions one apart (as a database loaded before positions were spaced has them):
+    every new place falls back to a refill of the pairs, with the same answers."""
+    monkeypatch.setattr(models.search.rebuild, "_WIDEST_GAP", 1)
+    assert _compare_merges("sqlite", tmp_path, monkeypatch) == ROUNDS
+
+
+def _compare_merges(backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Run ROUNDS random merges both ways and compare; return how many refilled the pairs."""
+    refills = []
+    refill = models.search.incremental.refill_search_pairs
+    monkeypatch.setattr(
+        models.search.incremental,
+        "refill_search_pairs",
+        lambda conn: (refills.append(1), refill(conn)),
+    )
     records = tmp_path / "records"
     write_import_files(generate(scale="tiny", seed=11, today=TODAY), records)
     with _databases(backend, tmp_path) as (fast_url, full_url):
@@ -257,7 +281,7 @@ def test_fast_merges_equal_full_merges(
             for engine in (fast, full):
                 apply_dataset(engine, dataset, source="import", rebuild=True)
             rng = random.Random(7)
-            for round_no in range(4):
+            for round_no in range(ROUNDS):
                 now = datetime(2026, 6, 2, 12, round_no, tzinfo=UTC)
                 monkeypatch.setattr(seed.incremental, "stamp_now", lambda now=now: now)
                 monkeypatch.setattr(seed.load, "stamp_now", lambda now=now: now)
@@ -299,3 +323,4 @@ def test_fast_merges_equal_full_merges(
         finally:
             fast.dispose()
             full.dispose()
+    return len(refills)
