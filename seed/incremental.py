@@ -20,7 +20,16 @@ from models.loading import advance_sequences, begin_transactional_ddl
 from models.search.incremental import update_search_entries
 from service.hours import weekly_spans
 
-from .feed import KINDS, ChangePlan, Key, Logged, lock_log, plan_changes, write_log
+from .feed import (
+    KINDS,
+    TRAIT_TABLES,
+    ChangePlan,
+    Key,
+    Logged,
+    lock_log,
+    plan_changes,
+    write_log,
+)
 from .generate import FACETED_TRAITS, TABLES, Row
 from .importing.delta import MergeDelta, merge_delta
 from .importing.validate import ImportReport
@@ -92,7 +101,7 @@ def apply_merge(
             },
         )
         write_log(conn, plan, retention=retention)
-        advance_sequences(conn, [_table(name) for name in written])
+        advance_sequences(conn, [_table(name) for name in [*written, "dataset_info"]])
         searched = {k: v for k, v in delta.keys().items() if k != "law"}
         update_search_entries(conn, searched)
         counts = _table_counts(conn)
@@ -178,7 +187,7 @@ def _write(conn: Connection, delta: MergeDelta, plan: ChangePlan) -> Counter[str
 
     # Laws first: dispensaries and doctors name them.
     laws_t = _table("laws")
-    stored_laws = set(
+    stored_laws: set[str] = set(
         conn.scalars(select(laws_t.c.state_code).where(laws_t.c.state_code.in_(changed["law"])))
     )
     law_rows = [
@@ -187,8 +196,8 @@ def _write(conn: Connection, delta: MergeDelta, plan: ChangePlan) -> Counter[str
     w.put("laws", "state_code", law_rows, stored_laws)
 
     # Strains (never deleted and inserted again: menu items would lose them), traits anew.
-    strain_rows, trait_rows = [], {name: [] for name in ("strain_effects", "strain_flavors")}
-    trait_rows["strain_terpenes"] = []
+    strain_rows: list[Row] = []
+    trait_rows: dict[str, list[Row]] = {name: [] for name in TRAIT_TABLES}
     for slug in sorted(changed["strain"], key=lambda s: delta.strains[s]["id"]):
         row = delta.strains[slug]
         traits = delta.traits.get(row["id"], {})
@@ -302,7 +311,7 @@ def _write(conn: Connection, delta: MergeDelta, plan: ChangePlan) -> Counter[str
 def _sync_time_zones(conn: Connection, w: _Writer) -> None:
     """The zones table holds every zone some dispensary is in."""
     shops, zones = _table("dispensaries"), _table("dispensary_time_zones")
-    wanted = set(conn.scalars(select(shops.c.timezone).distinct()))
-    present = set(conn.scalars(select(zones.c.name)))
+    wanted: set[str] = set(conn.scalars(select(shops.c.timezone).distinct()))
+    present: set[str] = set(conn.scalars(select(zones.c.name)))
     w.delete("dispensary_time_zones", "name", present - wanted)
     w.insert("dispensary_time_zones", [{"name": z} for z in sorted(wanted - present)])

@@ -92,7 +92,8 @@ def _positions(conn: Connection, entries: list[Entry]) -> dict[int, int]:
             statement = select(p.entry_id, p.position).where(
                 p.pair == pair, p.rank == rank, p.entry_id.in_(chunk)
             )
-            found.update({entry_id: position for entry_id, position in conn.execute(statement)})
+            rows: Iterable[tuple[Any, ...]] = conn.execute(statement)
+            found.update({entry_id: position for entry_id, position in rows})
     return found
 
 
@@ -230,6 +231,8 @@ def _place(conn: Connection, moving: list[Entry], placed: dict[int, int]) -> boo
     if run:
         runs.append((previous, run, None))
     known = {**_positions(conn, neighbours), **placed}
+    if any(n is not None and n not in known for before, _, after in runs for n in (before, after)):
+        return False  # a neighbour without pair rows: number them all afresh
     for before, ids, after in runs:
         low = known[before] if before is not None else -1
         high = known[after] if after is not None else MAX_POSITION + 1

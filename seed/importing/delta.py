@@ -68,6 +68,11 @@ def _rows_where(conn: Connection, name: str, column: str, values: Iterable[Any])
     return sorted(found, key=lambda row: tuple(row[c.name] for c in table.primary_key.columns))
 
 
+def _tuples(conn: Connection, statement: Any) -> list[tuple[Any, ...]]:
+    # Plain tuples: mypy reads an untyped Row's items as ``object``.
+    return [tuple(row) for row in conn.execute(statement)]
+
+
 def _max_id(conn: Connection, name: str) -> int:
     return conn.scalar(select(func.max(_table(name).c.id))) or 0
 
@@ -131,8 +136,8 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     strains_t = _table("strains")
     stored_strains = {
         slug: (strain_id, name)
-        for strain_id, slug, name in conn.execute(
-            select(strains_t.c.id, strains_t.c.slug, strains_t.c.name)
+        for strain_id, slug, name in _tuples(
+            conn, select(strains_t.c.id, strains_t.c.slug, strains_t.c.name)
         )
     }
     names = {slug: {"name": name} for slug, (_, name) in stored_strains.items()}
@@ -165,8 +170,8 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     shops_t = _table("dispensaries")
     stored_shops = {
         public_id: (shop_id, state)
-        for shop_id, public_id, state in conn.execute(
-            select(shops_t.c.id, shops_t.c.public_id, shops_t.c.state)
+        for shop_id, public_id, state in _tuples(
+            conn, select(shops_t.c.id, shops_t.c.public_id, shops_t.c.state)
         )
     }
     shop_ids = {key: shop_id for key, (shop_id, _) in stored_shops.items()}
@@ -174,13 +179,13 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     in_file = {values["id"] for values in report.accepted("dispensaries")}
     menu_named = {v["dispensary"] for v in report.accepted("menu_items")}
     review_named = {v["dispensary"] for v in report.accepted("reviews")}
-    nulled_menus = set()
+    nulled_menus: set[int] = set()
     if delta.nulled_strains:
-        items = _table("menu_items")
+        menu_t = _table("menu_items")
         nulled_menus = set(
             conn.scalars(
-                select(items.c.dispensary_id)
-                .where(items.c.strain_id.in_(sorted(delta.nulled_strains)))
+                select(menu_t.c.dispensary_id)
+                .where(menu_t.c.strain_id.in_(sorted(delta.nulled_strains)))
                 .distinct()
             )
         )
@@ -269,8 +274,8 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     doctors_t = _table("doctors")
     stored_doctors = {
         key: (doctor_id, state)
-        for doctor_id, key, state in conn.execute(
-            select(doctors_t.c.id, doctors_t.c.public_id, doctors_t.c.state)
+        for doctor_id, key, state in _tuples(
+            conn, select(doctors_t.c.id, doctors_t.c.public_id, doctors_t.c.state)
         )
     }
     doctor_states = {key: {"state": state} for key, (_, state) in stored_doctors.items()}
@@ -296,10 +301,11 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     by_id = {row["id"]: row for row in delta.shops.values()}
     missing = named - set(by_id)
     shop_names = _table("dispensaries")
-    for shop_id, public_id, name in conn.execute(
+    for shop_id, public_id, name in _tuples(
+        conn,
         select(shop_names.c.id, shop_names.c.public_id, shop_names.c.name).where(
             shop_names.c.id.in_(sorted(missing))
-        )
+        ),
     ):
         by_id[shop_id] = {"public_id": public_id, "name": name}
 
