@@ -11,7 +11,17 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, delete, func, insert, inspect, select, update
+from sqlalchemy import (
+    Connection,
+    bindparam,
+    delete,
+    func,
+    insert,
+    inspect,
+    select,
+    text,
+    update,
+)
 
 from .entries import pair_rank, pieces, spaced_words
 from .rebuild import (
@@ -25,6 +35,8 @@ from .structures import ENTRIES, FTS_GRAMS, FTS_NAMES, PAIRS
 from .trigrams import gram_token, trigrams
 
 _IN_CHUNK = 900
+# Pair rows to delete from which PostgreSQL scans the table once rather than look each up.
+_PG_SCAN_FROM = 2000
 # The key column of each kind's source statement (as _entry_sources lists them).
 _SOURCE_KINDS = ("strain", "dispensary", "doctor", "deal")
 
@@ -71,10 +83,13 @@ def _source_entries(conn: Connection, keys: dict[str, set[str]]) -> dict[tuple[s
 
 
 def _first_piece(entry: Entry) -> tuple[str, int] | None:
-    """A piece every entry has a pair row under, and its rank: the first character."""
-    for char in entry["folded"]:
-        if not char.isspace():
-            return char, pair_rank(char, entry["folded"], entry["words"])
+    """A piece the entry has a pair row under, and its rank: its first two characters (a
+    narrow range of the key), or its one character."""
+    folded = entry["folded"]
+    if len(folded) >= 2:
+        return folded[:2], pair_rank(folded[:2], folded, entry["words"])
+    if folded and not folded.isspace():
+        return folded, 0
     return None
 
 
@@ -150,7 +165,17 @@ def update_search_entries(conn: Connection, keys: dict[str, set[str]]) -> None:
         if entry["id"] in positions
         for row in _pair_rows(entry, positions[entry["id"]])
     ]
-    if dropped:
+    if len(dropped) > _PG_SCAN_FROM and conn.dialect.name == "postgresql":
+        # One pass over the table beats as many key lookups, each a round trip of its own; a
+        # join to the ids hashes them (``= ANY`` of an array tests each row against them all).
+        conn.execute(
+            text(
+                f"DELETE FROM {PAIRS.name} USING unnest(CAST(:ids AS integer[])) AS gone(id) "
+                f"WHERE {PAIRS.name}.entry_id = gone.id"
+            ),
+            {"ids": [entry["id"] for entry in touched]},
+        )
+    elif dropped:
         by_key = (
             (p.pair == bindparam("b_pair"))
             & (p.rank == bindparam("b_rank"))
