@@ -23,6 +23,7 @@ from service.vocab import KEY_TIERS
 from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate
 from .importing.merge import MergeError, merge_dataset, stored_dataset, stored_ids
+from .importing.reading import Issue
 from .incremental import apply_merge
 from .load import LoadResult, apply_dataset, load_dataset
 
@@ -108,16 +109,21 @@ def _load_import(
     return _guarded(lambda: apply_dataset(engine, dataset, source="import", retention=retention))
 
 
-def _merge_import(engine: Engine, report: ImportReport, retention_days: int) -> LoadResult:
+def _merge_import(
+    engine: Engine,
+    path: Path,
+    report: ImportReport,
+    checked: dict[str, set[str]],
+    retention_days: int,
+) -> LoadResult:
     """Merge ``report`` writing only what changes (seed.incremental); where there is no change
     log yet, through the full path, which starts one."""
     retention = timedelta(days=retention_days)
-    result = _guarded(lambda: apply_merge(engine, report, retention=retention))
+    check = _ids_unchanged(path, checked)
+    result = _guarded(lambda: apply_merge(engine, report, retention=retention, check=check))
     if result is not None:
         return result
-    return _load_import(
-        engine, lambda conn: merge_dataset(stored_dataset(conn), report), retention_days
-    )
+    return _load_import(engine, _merger(path, report, checked), retention_days)
 
 
 def _guarded(run: Callable[[], _T]) -> _T:
@@ -135,6 +141,36 @@ def _guarded(run: Callable[[], _T]) -> _T:
         raise click.ClickException(
             f"loading failed and was rolled back; the previous data is still served ({exc})"
         ) from exc
+
+
+def _ids_unchanged(path: Path, checked: dict[str, set[str]]) -> Callable[[Connection], None]:
+    """A check for the load's transaction: the files were checked against the ``checked`` ids
+    before the load took its lock; if another import changed them meanwhile, the checks no
+    longer hold and the merge is refused."""
+
+    def check(conn: Connection) -> None:
+        if stored_ids(conn) != checked:
+            reason = (
+                "another import changed the stored ids while these files were checked; "
+                "run the merge again"
+            )
+            raise MergeError([Issue(str(path), None, reason)])
+
+    return check
+
+
+def _merger(
+    path: Path, report: ImportReport, checked: dict[str, set[str]]
+) -> Callable[[Connection], Dataset]:
+    """The merge of ``report`` into the stored data, built in the load's transaction (after
+    :func:`_ids_unchanged`)."""
+    check = _ids_unchanged(path, checked)
+
+    def merge(conn: Connection) -> Dataset:
+        check(conn)
+        return merge_dataset(stored_dataset(conn), report)
+
+    return merge
 
 
 OUTCOMES = ("inserted", "replaced", "deleted", "unchanged")
@@ -195,7 +231,7 @@ def make_data_group(
             with engine.connect() as conn:
                 stored = stored_ids(conn)
             report = _validate_import(path, skip_invalid=skip_invalid, stored=stored)
-            result = _merge_import(engine, report, get_retention())
+            result = _merge_import(engine, path, report, stored, get_retention())
         else:
             report = _validate_import(path, skip_invalid=skip_invalid)
             result = _load_import(

@@ -9,6 +9,7 @@ whole (tests/cli/test_incremental_merge.py compares both), ids included.
 """
 
 from collections import Counter
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -69,15 +70,23 @@ def _version(conn: Connection) -> int:
 
 
 def apply_merge(
-    engine: Engine, report: ImportReport, *, retention: timedelta, source: str = "import"
+    engine: Engine,
+    report: ImportReport,
+    *,
+    retention: timedelta,
+    source: str = "import",
+    check: Callable[[Connection], None] | None = None,
 ) -> LoadResult | None:
     """Merge ``report`` into the stored data, writing only what changes. None (and nothing
-    written) when there is no change log yet: the full path starts one."""
+    written) when there is no change log yet: the full path starts one. ``check(conn)`` runs
+    first under the lock (it may raise MergeError)."""
     with engine.begin() as conn:
         begin_transactional_ddl(conn)
         lock_log(conn)
         if not _has_log(conn):
             return None
+        if check is not None:
+            check(conn)
         delta = merge_delta(conn, report)
         plan = plan_changes(_read_log_for(conn, delta.keys()), delta.digests, stamp_now())
         plan.fresh = False

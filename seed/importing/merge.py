@@ -31,10 +31,9 @@ from .reading import Issue
 from .validate import DELETED_RESOURCE, ImportReport, Stored
 
 # Stored columns a Dataset row does not carry: stamps and what every load derives again
-# (a strain's trait lists, and the copies of their strain's columns that trait rows hold).
-# A sort key too: rows built from records lack it, and one INSERT of stored and built rows
-# needs the same columns in every row (the column's default derives it from the name).
-_DERIVED = frozenset({"updated_at", "menu_updated_at", "effect_list", "flavor_list", "sort_key"})
+# (sort keys from names, a strain's trait lists, the copies of their strain's columns that
+# trait rows hold). Rows built from records lack them too, and one insert needs one shape.
+_DERIVED = frozenset({"updated_at", "menu_updated_at", "sort_key", "effect_list", "flavor_list"})
 _TRAIT_COPIES = frozenset({"type", "thc", "cbd", "sort_key"})
 _TRAIT_TABLES = {
     "effects": "strain_effects",

@@ -190,6 +190,38 @@ def test_example_set_imports_and_the_api_serves_it(
     assert [d["id"] for d in body["data"]] == ["doc_1004"]
 
 
+def test_an_import_prints_what_it_inserted_replaced_deleted_and_left_unchanged(
+    new_app: Callable[[], Flask], examples: Path
+) -> None:
+    app = new_app()
+    first = _import(app, examples)
+    _edit(examples, "deals.jsonl", "20% off all flower", "25% off all flower")
+    (examples / "doctors.jsonl").write_text(
+        "".join((examples / "doctors.jsonl").read_text(encoding="utf-8").splitlines(True)[:-1]),
+        encoding="utf-8",
+    )
+    second = _import(app, examples)
+
+    header = "                   inserted   replaced    deleted  unchanged"
+    assert first.output.splitlines()[2:8] == [
+        header,
+        "  laws                    5          0          0          0",
+        "  strains                 6          0          0          0",
+        "  dispensaries            6          0          0          0",
+        "  deals                   5          0          0          0",
+        "  doctors                 4          0          0          0",
+    ]
+    assert second.output.splitlines()[2:8] == [
+        header,
+        "  laws                    0          0          0          5",
+        "  strains                 0          0          0          6",
+        "  dispensaries            0          0          0          6",
+        "  deals                   0          1          0          4",
+        "  doctors                 0          0          1          3",
+    ]
+    assert "(data version 2)" in second.output
+
+
 def test_examples_mix_both_formats() -> None:
     suffixes = {path.suffix for path in EXAMPLES.iterdir()}
     assert suffixes == {".jsonl", ".csv"}
