@@ -17,7 +17,7 @@ from sqlalchemy import Connection, Engine, Table, bindparam, delete, func, inser
 
 from models import Base, Change, DatasetInfo, FeedState
 from models.base import sort_key_of, stamp_now
-from models.loading import advance_sequences, begin_transactional_ddl
+from models.loading import advance_sequences, begin_transactional_ddl, settle_after_load
 from models.search.incremental import update_search_entries
 from service.hours import weekly_spans
 
@@ -34,7 +34,7 @@ from .feed import (
 from .generate import FACETED_TRAITS, TABLES, Row
 from .importing.delta import MergeDelta, merge_delta
 from .importing.validate import ImportReport
-from .load import LoadResult
+from .load import LoadResult, _data_tables
 
 _IN_CHUNK = 900
 # A merge changing fewer objects than this share of the served ones skips the ANALYZE: the
@@ -115,8 +115,11 @@ def apply_merge(
         update_search_entries(conn, searched)
         counts = _table_counts(conn)
         served = sum(counts[table.name] for table, _ in KINDS.values())
-        if len(plan.entries) > ANALYZE_SHARE * served:
+        large = len(plan.entries) > ANALYZE_SHARE * served
+        if large:
             conn.exec_driver_sql("ANALYZE")
+    if large:  # as after a full load (PostgreSQL: VACUUM marks the rewritten pages visible)
+        settle_after_load(engine, [*_data_tables(), Change.__table__])  # type: ignore[list-item]
     return LoadResult(counts, plan.counts, version, changed=True)
 
 
