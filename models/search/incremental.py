@@ -35,8 +35,9 @@ from .structures import ENTRIES, FTS_GRAMS, FTS_NAMES, PAIRS
 from .trigrams import gram_token, trigrams
 
 _IN_CHUNK = 900
-# Pair rows to delete from which PostgreSQL scans the table once rather than look each up.
-_PG_SCAN_FROM = 2000
+# Entries (of some 30 pair rows each) from which PostgreSQL scans the pairs once rather than
+# look each entry's rows up.
+_PG_SCAN_FROM = 80
 # The key column of each kind's source statement (as _entry_sources lists them).
 _SOURCE_KINDS = ("strain", "dispensary", "doctor", "deal")
 
@@ -93,8 +94,33 @@ def _first_piece(entry: Entry) -> tuple[str, int] | None:
     return None
 
 
+def _scans(conn: Connection, entries: list[Entry]) -> bool:
+    """True when PostgreSQL had better find the pair rows of ``entries`` in one pass over the
+    table (joined to their ids, hashed) than by a key lookup per piece, each a round trip."""
+    return conn.dialect.name == "postgresql" and len(entries) > _PG_SCAN_FROM
+
+
+_BY_IDS = f"{PAIRS.name} JOIN unnest(CAST(:ids AS integer[])) AS wanted(id) ON entry_id = wanted.id"
+
+
+def _drop_pairs_scanning(conn: Connection, ids: list[int]) -> dict[int, int]:
+    """Delete the pair rows of entries ``ids`` in one pass; return their positions."""
+    statement = text(
+        f"DELETE FROM {PAIRS.name} USING unnest(CAST(:ids AS integer[])) AS wanted(id) "
+        f"WHERE {PAIRS.name}.entry_id = wanted.id RETURNING entry_id, position"
+    )
+    rows: Iterable[tuple[Any, ...]] = conn.execute(statement, {"ids": ids})
+    return {entry_id: position for entry_id, position in rows}
+
+
 def _positions(conn: Connection, entries: list[Entry]) -> dict[int, int]:
     """Entry id -> the position of its pair rows (entries without pieces have none)."""
+    if _scans(conn, entries):
+        scan = text(f"SELECT DISTINCT entry_id, position FROM {_BY_IDS}")
+        scanned: Iterable[tuple[Any, ...]] = conn.execute(
+            scan, {"ids": [entry["id"] for entry in entries]}
+        )
+        return {entry_id: position for entry_id, position in scanned}
     by_piece: dict[tuple[str, int], set[int]] = defaultdict(set)
     for entry in entries:
         piece = _first_piece(entry)
@@ -157,31 +183,24 @@ def update_search_entries(conn: Connection, keys: dict[str, set[str]]) -> None:
     if not (removed or changed or added):
         return
     touched = removed + [before for before, _ in changed]
-    positions = _positions(conn, touched)
     p, e = PAIRS.c, ENTRIES.c
-    dropped = [
-        {"b_pair": row["pair"], "b_rank": row["rank"], "b_position": row["position"]}
-        for entry in touched
-        if entry["id"] in positions
-        for row in _pair_rows(entry, positions[entry["id"]])
-    ]
-    if len(dropped) > _PG_SCAN_FROM and conn.dialect.name == "postgresql":
-        # One pass over the table beats as many key lookups, each a round trip of its own; a
-        # join to the ids hashes them (``= ANY`` of an array tests each row against them all).
-        conn.execute(
-            text(
-                f"DELETE FROM {PAIRS.name} USING unnest(CAST(:ids AS integer[])) AS gone(id) "
-                f"WHERE {PAIRS.name}.entry_id = gone.id"
-            ),
-            {"ids": [entry["id"] for entry in touched]},
-        )
-    elif dropped:
+    if _scans(conn, touched):
+        positions = _drop_pairs_scanning(conn, [entry["id"] for entry in touched])
+    else:
+        positions = _positions(conn, touched)
+        dropped = [
+            {"b_pair": row["pair"], "b_rank": row["rank"], "b_position": row["position"]}
+            for entry in touched
+            if entry["id"] in positions
+            for row in _pair_rows(entry, positions[entry["id"]])
+        ]
         by_key = (
             (p.pair == bindparam("b_pair"))
             & (p.rank == bindparam("b_rank"))
             & (p.position == bindparam("b_position"))
         )
-        conn.execute(delete(PAIRS).where(by_key), dropped)
+        if dropped:
+            conn.execute(delete(PAIRS).where(by_key), dropped)
     sqlite = conn.dialect.name == "sqlite"
     if sqlite:
         _drop_fts(conn, touched)
