@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TypeVar
 
 import click
 from sqlalchemy import Connection, Engine, inspect, select
@@ -23,9 +24,11 @@ from .generate import DEFAULT_SEED, Dataset, generate
 from .importing import ImportReport, build_dataset, read_directory, validate
 from .importing.merge import MergeError, merge_dataset, stored_dataset, stored_ids
 from .importing.reading import Issue
+from .incremental import apply_merge
 from .load import LoadResult, apply_dataset, load_dataset
 
 SCALES = ("full", "tiny")
+_T = TypeVar("_T")
 REBUILD_COMMAND = ".venv/bin/flask --app app seed"
 
 
@@ -102,10 +105,32 @@ def _load_import(
     engine: Engine, dataset: Dataset | Callable[[Connection], Dataset], retention_days: int
 ) -> LoadResult:
     """Load ``dataset`` in one transaction; on failure the previous data stays in place."""
+    retention = timedelta(days=retention_days)
+    return _guarded(lambda: apply_dataset(engine, dataset, source="import", retention=retention))
+
+
+def _merge_import(
+    engine: Engine,
+    path: Path,
+    report: ImportReport,
+    checked: dict[str, set[str]],
+    retention_days: int,
+) -> LoadResult:
+    """Merge ``report`` writing only what changes (seed.incremental); where there is no change
+    log yet, through the full path, which starts one."""
+    retention = timedelta(days=retention_days)
+    check = _ids_unchanged(path, checked)
+    result = _guarded(lambda: apply_merge(engine, report, retention=retention, check=check))
+    if result is not None:
+        return result
+    return _load_import(engine, _merger(path, report, checked), retention_days)
+
+
+def _guarded(run: Callable[[], _T]) -> _T:
+    """``run()``, with a merge's rule violations and database failures told as click errors
+    (the load's transaction has rolled back)."""
     try:
-        return apply_dataset(
-            engine, dataset, source="import", retention=timedelta(days=retention_days)
-        )
+        return run()
     except MergeError as exc:
         for issue in exc.issues:
             click.echo(str(issue), err=True)
@@ -118,20 +143,31 @@ def _load_import(
         ) from exc
 
 
-def _merger(
-    path: Path, report: ImportReport, checked: dict[str, set[str]]
-) -> Callable[[Connection], Dataset]:
-    """The merge of ``report`` into the stored data, built in the load's transaction. The files
-    were checked against the ``checked`` ids before the load took its lock; if another import
-    changed them meanwhile, the checks no longer hold and the merge is refused."""
+def _ids_unchanged(path: Path, checked: dict[str, set[str]]) -> Callable[[Connection], None]:
+    """A check for the load's transaction: the files were checked against the ``checked`` ids
+    before the load took its lock; if another import changed them meanwhile, the checks no
+    longer hold and the merge is refused."""
 
-    def merge(conn: Connection) -> Dataset:
+    def check(conn: Connection) -> None:
         if stored_ids(conn) != checked:
             reason = (
                 "another import changed the stored ids while these files were checked; "
                 "run the merge again"
             )
             raise MergeError([Issue(str(path), None, reason)])
+
+    return check
+
+
+def _merger(
+    path: Path, report: ImportReport, checked: dict[str, set[str]]
+) -> Callable[[Connection], Dataset]:
+    """The merge of ``report`` into the stored data, built in the load's transaction (after
+    :func:`_ids_unchanged`)."""
+    check = _ids_unchanged(path, checked)
+
+    def merge(conn: Connection) -> Dataset:
+        check(conn)
         return merge_dataset(stored_dataset(conn), report)
 
     return merge
@@ -195,7 +231,7 @@ def make_data_group(
             with engine.connect() as conn:
                 stored = stored_ids(conn)
             report = _validate_import(path, skip_invalid=skip_invalid, stored=stored)
-            result = _load_import(engine, _merger(path, report, stored), get_retention())
+            result = _merge_import(engine, path, report, stored, get_retention())
         else:
             report = _validate_import(path, skip_invalid=skip_invalid)
             result = _load_import(

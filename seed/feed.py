@@ -32,6 +32,8 @@ KINDS: dict[str, tuple[Table, str]] = {
 _NOT_SHOWN = frozenset(
     {"id", "updated_at", "menu_updated_at", "sort_key", "city_key", "effect_list", "flavor_list"}
 )
+# The trait tables a strain's fingerprint covers.
+TRAIT_TABLES = ("strain_effects", "strain_flavors", "strain_terpenes")
 # Serializes loads on PostgreSQL, so sequence numbers become visible in their order.
 _PG_LOCK_KEY = 0x63_64_73_66  # "cdsf"
 
@@ -60,52 +62,80 @@ class Digests:
     menus: dict[str, str]  # dispensary key -> digest of its menu
 
 
+def law_digest(row: Row) -> str:
+    """A law's fingerprint: its shown columns."""
+    return _digest(_shown(KINDS["law"][0], row))
+
+
+def strain_digest(row: Row, traits: dict[str, list[tuple[int, str]]]) -> str:
+    """A strain's fingerprint: its columns and its traits (table -> (position, name) pairs)."""
+    lists = [[n for _, n in sorted(traits.get(name, []))] for name in sorted(traits)]
+    return _digest([_shown(KINDS["strain"][0], row), sorted(traits), lists])
+
+
+def review_item(row: Row) -> list[Any]:
+    """What a review adds to its dispensary's fingerprint."""
+    return [row["date"].isoformat(), row["rating"], row["author"], row["text"]]
+
+
+def dispensary_digest(row: Row, reviews: list[list[Any]]) -> str:
+    """A dispensary's fingerprint: its columns and its reviews (:func:`review_item` each)."""
+    return _digest([_shown(KINDS["dispensary"][0], row), sorted(reviews)])
+
+
+def deal_digest(row: Row, shop: Row) -> str:
+    """A deal's fingerprint: its columns, its dispensary's public id and name."""
+    shown = _shown(KINDS["deal"][0], row, dispensary_id=shop["public_id"])
+    return _digest([shown, shop["name"]])
+
+
+def doctor_digest(row: Row) -> str:
+    """A doctor's fingerprint: its shown columns."""
+    return _digest(_shown(KINDS["doctor"][0], row))
+
+
+def menu_item(row: Row, slugs: dict[int, str]) -> tuple[int, list[Any]]:
+    """(position, what the item adds to its menu's fingerprint); ``slugs``: strain id -> slug."""
+    item = [row["name"], row["category"], row["price"], row["unit"]]
+    item.append(slugs.get(row["strain_id"]) if row["strain_id"] is not None else None)
+    return row["position"], item
+
+
+def menu_digest(items: list[tuple[int, list[Any]]]) -> str:
+    """A menu's fingerprint from its :func:`menu_item` values."""
+    return _digest([item for _, item in sorted(items)])
+
+
 def dataset_digests(dataset: Dataset) -> Digests:
     """Fingerprint each object of ``dataset`` by everything it shows: its own columns, a
     strain's traits, a dispensary's hours and reviews (its menu apart), a deal's dispensary."""
-    tables = KINDS
     strains = {row["id"]: row["slug"] for row in dataset.strains}
     traits: dict[int, dict[str, list[tuple[int, str]]]] = {}
-    for name in ("strain_effects", "strain_flavors", "strain_terpenes"):
+    for name in TRAIT_TABLES:
         for row in getattr(dataset, name):
             found = traits.setdefault(row["strain_id"], {}).setdefault(name, [])
             found.append((row["position"], row["name"]))
     shops = {row["id"]: row for row in dataset.dispensaries}
     reviews: dict[int, list[list[Any]]] = {}
     for row in dataset.reviews:
-        reviews.setdefault(row["dispensary_id"], []).append(
-            [row["date"].isoformat(), row["rating"], row["author"], row["text"]]
-        )
+        reviews.setdefault(row["dispensary_id"], []).append(review_item(row))
     menus: dict[int, list[tuple[int, list[Any]]]] = {}
     for row in dataset.menu_items:
-        item = [row["name"], row["category"], row["price"], row["unit"]]
-        item.append(strains.get(row["strain_id"]) if row["strain_id"] is not None else None)
-        menus.setdefault(row["dispensary_id"], []).append((row["position"], item))
+        menus.setdefault(row["dispensary_id"], []).append(menu_item(row, strains))
 
-    objects: dict[str, dict[str, str]] = {kind: {} for kind in tables}
-    law_table, _ = tables["law"]
+    objects: dict[str, dict[str, str]] = {kind: {} for kind in KINDS}
     for row in dataset.laws:
-        objects["law"][row["state_code"]] = _digest(_shown(law_table, row))
-    strain_table, _ = tables["strain"]
+        objects["law"][row["state_code"]] = law_digest(row)
     for row in dataset.strains:
-        own = traits.get(row["id"], {})
-        lists = [[n for _, n in sorted(own.get(name, []))] for name in sorted(own)]
-        objects["strain"][row["slug"]] = _digest([_shown(strain_table, row), sorted(own), lists])
-    shop_table, _ = tables["dispensary"]
+        objects["strain"][row["slug"]] = strain_digest(row, traits.get(row["id"], {}))
     for row in dataset.dispensaries:
-        shown = [_shown(shop_table, row), sorted(reviews.get(row["id"], []))]
-        objects["dispensary"][row["public_id"]] = _digest(shown)
-    deal_table, _ = tables["deal"]
+        objects["dispensary"][row["public_id"]] = dispensary_digest(row, reviews.get(row["id"], []))
     for row in dataset.deals:
-        shop = shops[row["dispensary_id"]]
-        shown_deal = _shown(deal_table, row, dispensary_id=shop["public_id"])
-        objects["deal"][row["public_id"]] = _digest([shown_deal, shop["name"]])
-    doctor_table, _ = tables["doctor"]
+        objects["deal"][row["public_id"]] = deal_digest(row, shops[row["dispensary_id"]])
     for row in dataset.doctors:
-        objects["doctor"][row["public_id"]] = _digest(_shown(doctor_table, row))
+        objects["doctor"][row["public_id"]] = doctor_digest(row)
     menu_digests = {
-        shop["public_id"]: _digest([item for _, item in sorted(menus.get(shop_id, []))])
-        for shop_id, shop in shops.items()
+        shop["public_id"]: menu_digest(menus.get(shop_id, [])) for shop_id, shop in shops.items()
     }
     return Digests(objects, menu_digests)
 
@@ -149,13 +179,15 @@ def lock_log(conn: Connection) -> None:
 
 
 def read_log(conn: Connection) -> dict[Key, Logged] | None:
-    """Every object's entry, or None when there is no log yet."""
+    """Every object's entry (in sequence order), or None when there is no log yet."""
     if not inspect(conn).has_table(Change.__tablename__):
         return None
     if conn.scalar(select(func.count()).select_from(FeedState)) == 0:
         return None
     c = Change.__table__.c
-    found = conn.execute(select(c.kind, c.key, c.op, c.at, c.menu_at, c.digest, c.menu_digest))
+    # In sequence order, so deletions are logged in the same order on every database.
+    columns = (c.kind, c.key, c.op, c.at, c.menu_at, c.digest, c.menu_digest)
+    found = conn.execute(select(*columns).order_by(c.seq))
     return {(kind, key): Logged(*rest) for kind, key, *rest in found}
 
 
@@ -260,8 +292,16 @@ __all__ = [
     "ChangePlan",
     "Digests",
     "dataset_digests",
+    "deal_digest",
+    "dispensary_digest",
+    "doctor_digest",
+    "law_digest",
     "lock_log",
+    "menu_digest",
+    "menu_item",
     "plan_changes",
     "read_log",
+    "review_item",
+    "strain_digest",
     "write_log",
 ]

@@ -72,7 +72,8 @@ class SearchPair(Base):
     is a walk along the primary key and its total a count of the pair's rows, whatever their
     number: ``rank`` is the entry's rank for that query (:func:`pair_rank`), ``position`` its
     place among all entries in search order (folded name, name, kind, key, as the database
-    sorts them), and ``kind``, ``state`` and ``expires`` are copies of the entry's.
+    sorts them; spaced out, so that a merge can place an entry between two others), and
+    ``kind``, ``state`` and ``expires`` are copies of the entry's.
     """
 
     __tablename__ = "search_pairs"

@@ -26,6 +26,15 @@ from .structures import (
 from .trigrams import gram_token, trigrams
 
 _CHUNK = 20_000  # rows per INSERT of the pairs
+# Positions are 32-bit integers on PostgreSQL. A refill spaces them out, so that a merge can
+# place a new name between two others (models.search.incremental) without renumbering.
+MAX_POSITION = 2**31 - 1
+_WIDEST_GAP = 2**16
+
+
+def position_gap(entries: int) -> int:
+    """The step between neighbouring positions for a refill of ``entries`` entries."""
+    return max(1, min(_WIDEST_GAP, MAX_POSITION // (entries + 1)))
 
 
 def _entry_sources() -> tuple[Select[*tuple[Any, ...]], ...]:
@@ -84,18 +93,19 @@ def refill_search_pairs(conn: Connection) -> None:
         e.kind,
         e.key,  # the order of service.search, as the database sorts
     )
-    entries: Iterable[tuple[Any, ...]] = conn.execute(in_search_order)
+    entries: list[tuple[Any, ...]] = list(conn.execute(in_search_order))
+    gap = position_gap(len(entries))
     rows = [
         {
             "pair": pair,
             "rank": pair_rank(pair, folded, words),
-            "position": position,
+            "position": (n + 1) * gap,
             "entry_id": entry_id,
             "kind": kind,
             "state": state,
             "expires": expires,
         }
-        for position, (entry_id, folded, words, kind, state, expires) in enumerate(entries)
+        for n, (entry_id, folded, words, kind, state, expires) in enumerate(entries)
         for pair in pieces(folded)
     ]
     rows.sort(key=lambda row: (row["pair"], row["rank"], row["position"]))  # key order
