@@ -26,6 +26,9 @@ BOXES = (
     (-90.0, 30.0, -80.0, 40.0),
 )
 # Steady instants, and instants within days of a change of UTC offset.
+STAMP_SORTS = ("UPDATED_AT", "UPDATED_AT_DESC")
+# updatedSince: instants in the past (a future one is refused), before and after a day's load.
+SINCE = ("2020-01-01T00:00:00Z", "2026-11-01T00:00:00-05:00", "2026-11-27T12:00:00Z")
 INSTANTS = (
     "2026-12-04T18:00:00-07:00",
     "2026-07-15T12:30:00Z",
@@ -163,9 +166,15 @@ class _Builder:
         elif roll < 0.3:
             given["openAt"] = ("DateTime", self.rng.choice(INSTANTS))
 
+    def since(self, given: dict[str, tuple[str, Any]]) -> None:
+        if self.rng.random() < 0.2:
+            given["updatedSince"] = ("DateTime", self.rng.choice(SINCE))
+
     def place_sort(self, given: dict[str, tuple[str, Any]], near: bool) -> None:
         if self.rng.random() < 0.3:
-            choices = ["NAME", "RATING", "RATING_DESC"] + (["DISTANCE"] if near else [])
+            choices = ["NAME", "RATING", "RATING_DESC", *STAMP_SORTS] + (
+                ["DISTANCE"] if near else []
+            )
             given["sort"] = ("PlaceSort", _Enum(self.rng.choice(choices)))
 
     # -- selections --------------------------------------------------------------------------
@@ -239,6 +248,7 @@ def _strain_dispensaries(b: _Builder, depth: int) -> str:
     b.places(given, cities=False)
     near = b.location(given, box=True, zip_radius=True)
     b.when(given)
+    b.since(given)
     b.place_sort(given, near)
     b.window(given)
     arguments = b.arguments("Strain.dispensaries", given)
@@ -305,6 +315,9 @@ def _strains(b: _Builder, depth: int) -> str:
     ):
         if rng.random() < 0.15:
             given[name] = ("Float", float(rng.randint(low, high)))
+    b.since(given)
+    if rng.random() < 0.2:
+        given["sort"] = ("StrainSort", _Enum(rng.choice(("NAME", *STAMP_SORTS))))
     b.window(given)
     return b.page(f"strains{b.arguments('Query.strains', given)}", "Strain", depth)
 
@@ -321,6 +334,7 @@ def _dispensaries(b: _Builder, depth: int) -> str:
     if rng.random() < 0.15:
         given["delivery"] = ("Boolean", rng.random() < 0.5)
     b.when(given)
+    b.since(given)
     b.place_sort(given, near)
     b.window(given)
     return b.page(f"dispensaries{b.arguments('Query.dispensaries', given)}", "Dispensary", depth)
@@ -336,10 +350,11 @@ def _deals(b: _Builder, depth: int) -> str:
     elif rng.random() < 0.1:
         given["categories"] = ("[String!]", rng.sample(CATEGORIES, 2))
     b.when(given)
+    b.since(given)
     if rng.random() < 0.3:
         given["sort"] = (
             "DealSort",
-            _Enum(rng.choice(["EXPIRES"] + (["DISTANCE"] if near else []))),
+            _Enum(rng.choice(["EXPIRES", *STAMP_SORTS] + (["DISTANCE"] if near else []))),
         )
     b.window(given)
     return b.page(f"deals{b.arguments('Query.deals', given)}", "Deal", depth)
@@ -352,6 +367,7 @@ def _doctors(b: _Builder, depth: int) -> str:
     near = b.location(given, box=True, zip_radius=True)
     if rng.random() < 0.2:
         given["telehealth"] = ("Boolean", rng.random() < 0.5)
+    b.since(given)
     b.place_sort(given, near)
     b.window(given, 50)
     return b.page(f"doctors{b.arguments('Query.doctors', given)}", "Doctor", depth)
@@ -443,8 +459,12 @@ def _changes(b: _Builder, depth: int) -> str:
 
 
 def _laws(b: _Builder, depth: int) -> str:
+    given: dict[str, tuple[str, Any]] = {}
+    b.since(given)
+    if b.rng.random() < 0.3:
+        given["sort"] = ("LawSort", _Enum(b.rng.choice(("STATE_CODE", *STAMP_SORTS))))
     b.uses.add("Query.laws")
-    return f"laws {{ {b.selection('Law', depth)} }}"
+    return f"laws{b.arguments('Query.laws', given)} {{ {b.selection('Law', depth)} }}"
 
 
 def _introspection(b: _Builder, depth: int) -> str:
