@@ -5,7 +5,7 @@ needs neither Flask nor the app object.
 """
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
@@ -188,7 +188,7 @@ def _echo_changes(result: LoadResult) -> None:
     """One line per resource: how many objects were inserted, replaced, deleted, unchanged."""
     click.echo(f"  {'':<14}" + "".join(f"{name:>11}" for name in OUTCOMES))
     for kind, resource in RESOURCE_OF_KIND.items():
-        counts = result.changes.get(kind, {})
+        counts: Mapping[str, int] = result.changes.get(kind, {})
         click.echo(f"  {resource:<14}" + "".join(f"{counts.get(n, 0):>11,}" for n in OUTCOMES))
 
 

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection, Table, bindparam, delete, func, inspect, select, update
 
-from models import Change, Deal, Dispensary, Doctor, FeedState, Law, Strain
+from models import Base, Change, Deal, Dispensary, Doctor, FeedState, Law, Strain
 
 from .generate import Dataset, Row
 
@@ -38,6 +38,7 @@ TRAIT_TABLES = ("strain_effects", "strain_flavors", "strain_terpenes")
 _PG_LOCK_KEY = 0x63_64_73_66  # "cdsf"
 
 Key = tuple[str, str]  # (kind, public id)
+_CHANGES: Table = Base.metadata.tables[Change.__tablename__]
 
 
 def _digest(value: Any) -> str:
@@ -184,11 +185,14 @@ def read_log(conn: Connection) -> dict[Key, Logged] | None:
         return None
     if conn.scalar(select(func.count()).select_from(FeedState)) == 0:
         return None
-    c = Change.__table__.c
+    c = _CHANGES.c
     # In sequence order, so deletions are logged in the same order on every database.
     columns = (c.kind, c.key, c.op, c.at, c.menu_at, c.digest, c.menu_digest)
     found = conn.execute(select(*columns).order_by(c.seq))
-    return {(kind, key): Logged(*rest) for kind, key, *rest in found}
+    return {
+        (row.kind, row.key): Logged(row.op, row.at, row.menu_at, row.digest, row.menu_digest)
+        for row in found
+    }
 
 
 def _aware(value: datetime | None) -> datetime | None:
@@ -250,11 +254,11 @@ def plan_changes(logged: dict[Key, Logged] | None, digests: Digests, now: dateti
 def write_log(conn: Connection, plan: ChangePlan, *, retention: timedelta) -> None:
     """Write the plan's entries at the next sequence numbers (replacing each object's previous
     entry), drop deletions older than ``retention``, and move the feed state on."""
-    table = Change.__table__
+    table = _CHANGES
     state = conn.execute(select(FeedState.last_seq, FeedState.horizon)).first()
     if state is None:
         conn.execute(
-            FeedState.__table__.insert(),
+            Base.metadata.tables[FeedState.__tablename__].insert(),
             {
                 "id": 1,
                 "epoch": secrets.token_hex(4),
