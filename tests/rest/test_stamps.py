@@ -273,3 +273,11 @@ def test_an_unknown_sort_names_the_stamp_orders(api, path: str, kind: str, key: 
     error = _error(api, path, sort="updated")
     assert error["param"] == "sort"
     assert "updated_at, -updated_at" in error["message"]
+
+
+@pytest.mark.parametrize("path", [entry[0] for entry in LISTS])
+def test_updated_since_at_the_ends_of_the_calendar_is_a_page_or_a_400(api, path: str) -> None:
+    everything = api.json(path)["meta"]["total"]
+    assert api.json(path, updated_since="0001-01-01T00:00:00+01:00")["meta"]["total"] == everything
+    error = _error(api, path, updated_since="9999-12-31T23:59:59-01:00")
+    assert error["param"] == "updated_since"
