@@ -170,6 +170,11 @@ def test_updated_since_combines_with_a_place_and_an_order(api, stamps: Stamps) -
     stamped = [item["id"] for item in stockists if item["updated_at"] >= since]
     path = f"/api/v1/strains/{slug}/dispensaries"
     assert [item["id"] for item in _all(api, path, updated_since=since)] == stamped
+    keys = stamps.keys["dispensaries"]
+    oldest = sorted(stockists, key=lambda i: (stamps.dispensaries[i["id"]], keys[i["id"]]))
+    by_stamp = _all(api, path, sort="updated_at")
+    assert [item["id"] for item in by_stamp] == [item["id"] for item in oldest]
+    assert [i["id"] for i in _all(api, path, sort="-updated_at")] == [i["id"] for i in oldest][::-1]
 
 
 @pytest.mark.parametrize(("path", "kind", "key"), LISTS)
