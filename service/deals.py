@@ -70,7 +70,7 @@ _MANY = ("state", "category")
 
 def _where(compared: tuple[str, ...], since: bool = False, *, tested: bool = False) -> list[Any]:
     """The filters; ``tested``: the stamp tested per row (a page walking another index)."""
-    stamp = tested_per_row(Deal.updated_at) if tested else Deal.updated_at
+    stamp = tested_per_row(Deal.updated_at.expression) if tested else Deal.updated_at
     return [
         Deal.dispensary_id == Dispensary.id,
         Deal.expires >= bindparam("today", type_=Date),
@@ -112,7 +112,7 @@ def _deals_count(compared: tuple[str, ...], since: bool = False) -> AnySelect | 
         return None
     # With updated_since, the stamped deals are counted through the (updated_at, id) index, each
     # tested for being active (on SQLite; PostgreSQL plans by cost).
-    expires = tested_per_row(Deal.expires) if since else Deal.expires
+    expires = tested_per_row(Deal.expires.expression) if since else Deal.expires
     active = expires >= bindparam("today", type_=Date)
     where = [active, *compared_where(_COMPARED, compared, _MANY)]
     if since:

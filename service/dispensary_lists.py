@@ -141,7 +141,7 @@ def _stamped_count() -> AnySelect:
 
 def _stamp_tested(since: bool) -> list[ColumnElement[bool]]:
     """The ``updated_since`` filter of a page that walks another order: tested per row."""
-    return [since_where(tested_per_row(Dispensary.updated_at))] if since else []
+    return [since_where(tested_per_row(Dispensary.updated_at.expression))] if since else []
 
 
 @lru_cache(maxsize=64)

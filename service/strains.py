@@ -205,7 +205,7 @@ def _trait_walk_where(shape: tuple[str, ...], walked: _Trait) -> list[ColumnElem
     trait, where = _trait_rows_where(shape, walked, walking=True)
     where.append(Strain.id == trait.strain_id)
     if SINCE in shape:
-        where.append(since_where(tested_per_row(Strain.updated_at)))
+        where.append(since_where(tested_per_row(Strain.updated_at.expression)))
     other_name, other = _TRAITS[1] if walked[0] == "effect" else _TRAITS[0]
     has_other = _has_trait(other, other_name, shape, trait.strain_id)
     if has_other is not None:

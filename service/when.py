@@ -54,7 +54,11 @@ def instant(value: str | datetime, param: str = "open_at") -> datetime:
                 parsed = None
     if parsed is None or parsed.tzinfo is None or parsed.utcoffset() is None:
         raise InvalidParameter(message, param=param)
-    if not FIRST_YEAR <= parsed.astimezone(UTC).year <= LAST_YEAR:
+    try:
+        year = parsed.astimezone(UTC).year
+    except OverflowError:  # year 1 or 9999 moved past what a datetime holds
+        raise InvalidParameter(message, param=param) from None
+    if not FIRST_YEAR <= year <= LAST_YEAR:
         raise InvalidParameter(message, param=param)
     return parsed
 
@@ -103,7 +107,11 @@ def since(value: str | datetime, now: Clock, param: str = "updated_since") -> da
             f"e.g. {SINCE_EXAMPLE}",
             param=param,
         )
-    instant_ = parsed.astimezone(UTC)
+    try:
+        instant_ = parsed.astimezone(UTC)
+    except OverflowError:  # in UTC, before year 1 (older than every stamp) or after 9999
+        edge = datetime.min if parsed.year == 1 else datetime.max
+        instant_ = edge.replace(tzinfo=UTC)
     if instant_ > now():
         raise InvalidParameter(
             f"{param} must not be in the future: give an instant no later than now, such as a "

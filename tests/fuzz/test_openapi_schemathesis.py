@@ -23,6 +23,7 @@ reads like any other JSON number form.
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -55,7 +56,7 @@ from service.changes import read_cursor
 from service.errors import InvalidParameter
 from service.geo import zip_point
 from service.places import locate
-from service.when import instant
+from service.when import instant, since
 from tests.fuzz.grammar import reads
 
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "25"))
@@ -251,6 +252,32 @@ PROSE_RULES: dict[str, list[ProseRule]] = {
     # A cursor is opaque text the feed gave: any other string is refused.
     "listChanges": [ProseRule("meta.next of the previous page", "since", _not_a_cursor)],
 }
+
+
+def _bad_since(query: dict[str, str]) -> bool:
+    """An updated_since its pattern lets through but the server refuses: a day or time that does
+    not exist, or an instant in the future."""
+    if "updated_since" not in query:
+        return False
+    try:
+        since(query["updated_since"], lambda: datetime.now(UTC))
+    except InvalidParameter:
+        return True
+    return False
+
+
+# Every list takes updated_since (its description says it must not be in the future).
+for _operation in (
+    "listStrains",
+    "listDispensaries",
+    "listStrainDispensaries",
+    "listDeals",
+    "listDoctors",
+    "listLaws",
+):
+    PROSE_RULES.setdefault(_operation, []).append(
+        ProseRule("not in the future", "updated_since", _bad_since)
+    )
 
 
 def broken_rules(operation_id: str, query: dict[str, str]) -> set[str]:

@@ -80,6 +80,11 @@ def test_every_field_resolved_by_a_function_has_its_work_named() -> None:
         ({"openAt": "2026-12-04T18:00:00-07:00", "state": "NY"}, 300 * (RANKED + OPEN)),
         ({"sort": "-rating"}, 2_000 * RANKED),
         ({"sort": "name"}, 2_000 * COUNTED),
+        # By the change stamp: a walk of its index, as by name; updatedSince with another order
+        # may test every candidate's stamp.
+        ({"sort": "updated_at"}, 2_000 * COUNTED),
+        ({"sort": "-updated_at", "updatedSince": "2026-11-27T00:00:00Z"}, 2_000 * COUNTED),
+        ({"updatedSince": "2026-11-27T00:00:00Z"}, 2_000 * RANKED),
     ],
 )
 def test_a_dispensary_list_reads_the_rows_its_filters_keep(arguments: dict, rows: float) -> None:
@@ -103,6 +108,7 @@ def test_deals_and_doctors_read_their_own_tables() -> None:
         ({"effects": ["relaxed", "happy"], "flavor": "mint"}, COUNTED + 3 * TRAIT),
         ({"thcMin": 20.0}, COUNTED + SCANNED),
         ({"type": "indica", "effect": "relaxed"}, COUNTED + TRAIT),  # the trait narrows
+        ({"updatedSince": "2026-11-27T00:00:00Z"}, COUNTED + SCANNED),  # tested per strain
     ],
 )
 def test_a_strain_list_reads_its_traits_and_scans_for_ranges(

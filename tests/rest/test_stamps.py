@@ -170,6 +170,11 @@ def test_updated_since_combines_with_a_place_and_an_order(api, stamps: Stamps) -
     stamped = [item["id"] for item in stockists if item["updated_at"] >= since]
     path = f"/api/v1/strains/{slug}/dispensaries"
     assert [item["id"] for item in _all(api, path, updated_since=since)] == stamped
+    keys = stamps.keys["dispensaries"]
+    oldest = sorted(stockists, key=lambda i: (stamps.dispensaries[i["id"]], keys[i["id"]]))
+    by_stamp = _all(api, path, sort="updated_at")
+    assert [item["id"] for item in by_stamp] == [item["id"] for item in oldest]
+    assert [i["id"] for i in _all(api, path, sort="-updated_at")] == [i["id"] for i in oldest][::-1]
 
 
 @pytest.mark.parametrize(("path", "kind", "key"), LISTS)
@@ -273,3 +278,11 @@ def test_an_unknown_sort_names_the_stamp_orders(api, path: str, kind: str, key: 
     error = _error(api, path, sort="updated")
     assert error["param"] == "sort"
     assert "updated_at, -updated_at" in error["message"]
+
+
+@pytest.mark.parametrize("path", [entry[0] for entry in LISTS])
+def test_updated_since_at_the_ends_of_the_calendar_is_a_page_or_a_400(api, path: str) -> None:
+    everything = api.json(path)["meta"]["total"]
+    assert api.json(path, updated_since="0001-01-01T00:00:00+01:00")["meta"]["total"] == everything
+    error = _error(api, path, updated_since="9999-12-31T23:59:59-01:00")
+    assert error["param"] == "updated_since"

@@ -6,7 +6,7 @@ import pytest
 
 from service.errors import InvalidParameter
 from service.stamps import as_utc, stamp_text
-from service.when import since
+from service.when import instant, since
 
 NOW = datetime(2026, 11, 27, 10, 4, 11, 500000, tzinfo=UTC)
 
@@ -89,6 +89,19 @@ def test_since_refuses_an_instant_after_now_and_a_naive_datetime() -> None:
         since(NOW + timedelta(microseconds=1), _now)
     with pytest.raises(InvalidParameter, match="RFC 3339"):
         since(datetime(2026, 1, 1), _now)
+
+
+def test_since_at_the_ends_of_the_calendar_is_no_server_error() -> None:
+    # Year 1 at +01:00 is before year 1 in UTC: older than every stamp, so everything matches.
+    assert since("0001-01-01T00:00:00+01:00", _now) == datetime.min.replace(tzinfo=UTC)
+    with pytest.raises(InvalidParameter, match="future"):
+        since("9999-12-31T23:59:59-01:00", _now)
+
+
+def test_open_at_past_the_calendar_in_utc_is_a_400() -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        instant("9999-12-31T23:59:59-01:00")
+    assert raised.value.param == "open_at"
 
 
 def test_since_reads_the_clock_only_when_given_an_instant() -> None:
