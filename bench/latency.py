@@ -84,12 +84,27 @@ CASES = [
         "where to buy near, is_open",
         "/api/v1/strains/og-kush/dispensaries?lat=39.7392&lng=-104.9903&radius=200&open_now=false",
     ),
+    # Keeping a copy: feed pages of 1,000 (from the start, from a cursor 5,000 changes in, one
+    # kind) and lists of what changed since an instant ({since}: the newest stamp, so the
+    # lists hold everything stamped by the last load; {cursor} is worked out first).
+    ("feed page 1000", "/api/v1/changes?limit=1000"),
+    ("feed page 1000, cursor", "/api/v1/changes?limit=1000&since={cursor}"),
+    ("feed page 1000, one type", "/api/v1/changes?limit=1000&types=deal"),
+    ("changed strains", "/api/v1/strains?updated_since={since}&limit=20"),
+    ("changed strains, newest", "/api/v1/strains?updated_since={since}&sort=-updated_at&limit=20"),
+    ("changed dispensaries, CA", "/api/v1/dispensaries?updated_since={since}&state=CA&limit=20"),
+    ("changed deals", "/api/v1/deals?updated_since={since}&sort=updated_at&limit=20"),
+    ("changed doctors", "/api/v1/doctors?updated_since={since}&limit=20"),
+    ("changed laws", "/api/v1/laws?updated_since={since}"),
+    ("changed stockists", "/api/v1/strains/og-kush/dispensaries?updated_since={since}&limit=20"),
 ]
 # Summary lines: the worst p99 over these cases.
 SEARCHES = [name for name, _ in CASES if name.startswith("search")]
 ONE_CHARACTER = [name for name, _ in CASES if name.startswith("search 1 char")]
 PROXIMITY = [name for name, _ in CASES if "ZIP" in name]
 NEAR_ME = [name for name, _ in CASES if name.startswith(("near", "bbox", "open", "where"))]
+FEED = [name for name, _ in CASES if name.startswith("feed")]
+CHANGED_SINCE = [name for name, _ in CASES if name.startswith("changed")]
 NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
   deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
   law { recreational possessionLimitOz } } } }"""
@@ -120,7 +135,9 @@ def main() -> None:
     print(f"backend: {app.extensions[ENGINE_EXTENSION].dialect.name}")
     print(f"{'case':<26}{'status':>7}{'median ms':>11}{'p95 ms':>9}{'p99 ms':>9}{'total':>7}")
     p99s = {}
-    for name, path in CASES:
+    places = _placeholders(client, headers)
+    for name, template in CASES:
+        path = template.format(**places)
         client.get(path, headers=headers)  # warm caches and the connection pool
         samples = []
         for _ in range(args.repeat):
@@ -139,6 +156,8 @@ def main() -> None:
         ("search p99 (1 character)", ONE_CHARACTER),
         ("proximity p99", PROXIMITY),
         ("near me, open now p99", NEAR_ME),
+        ("feed page of 1000 p99", FEED),
+        ("updated_since list p99", CHANGED_SINCE),
     )
     for label, names in summaries:
         worst = max(names, key=p99s.__getitem__)
@@ -149,6 +168,17 @@ def main() -> None:
     print(f"{'same data over REST (22)':<26}{200:>7}{rest_calls:>11.2f}")
     dispose_engines(app)
     access_log.close()
+
+
+def _placeholders(client, headers: dict) -> dict[str, str]:
+    """{cursor}: the feed's cursor after 5,000 changes; {since}: the newest stamp served."""
+    cursor = ""
+    for _ in range(5):
+        since = f"&since={cursor}" if cursor else ""
+        page = client.get(f"/api/v1/changes?limit=1000{since}", headers=headers)
+        cursor = page.get_json()["meta"]["next"]
+    newest = client.get("/api/v1/strains?sort=-updated_at&limit=1", headers=headers).get_json()
+    return {"cursor": cursor, "since": newest["data"][0]["updated_at"]}
 
 
 def _median_ms(repeat: int, call) -> float:
