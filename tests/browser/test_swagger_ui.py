@@ -9,7 +9,17 @@ from service import keys
 
 pytestmark = pytest.mark.browser
 
-RESOURCES = ["index", "strains", "dispensaries", "deals", "doctors", "laws", "search", "usage"]
+RESOURCES = [
+    "index",
+    "strains",
+    "dispensaries",
+    "deals",
+    "doctors",
+    "laws",
+    "search",
+    "changes",
+    "usage",
+]
 
 
 def _open(page, server_url: str) -> None:
