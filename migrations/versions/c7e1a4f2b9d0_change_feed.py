@@ -7,8 +7,8 @@ Create Date: 2026-11-28 04:10:00.000000
 Adds ``changes`` (each served object's latest change) and ``feed_state``, a dispensary's
 ``menu_updated_at``, and an (updated_at, id) index per served table for ``updated_since`` and
 ``sort=updated_at``. A database loaded before gets a log of its current objects, each an upsert
-at its present ``updated_at``, in a new epoch; digests stay empty, so the next load restamps
-nothing it can match and compares by content from then on.
+at its present ``updated_at``, in a new epoch. Its digests stay empty: the next load has nothing
+to compare with and restamps every object once, then compares by content from then on.
 """
 
 import secrets
