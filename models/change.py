@@ -23,6 +23,8 @@ class Change(Base):
         CheckConstraint("kind IN ('strain', 'dispensary', 'deal', 'doctor', 'law')", name="kind"),
         # One row per object: its latest change.
         Index("ix_changes_kind_key", "kind", "key", unique=True),
+        # A page of some kinds only (types=) reads their rows in order, not the whole log.
+        Index("ix_changes_kind_seq", "kind", "seq"),
     )
 
     # The feed's order and its cursors' position; assigned from FeedState.last_seq.

@@ -81,6 +81,7 @@ def _create_feed_tables() -> None:
         sa.PrimaryKeyConstraint("seq", name=op.f("pk_changes")),
     )
     op.create_index("ix_changes_kind_key", "changes", ["kind", "key"], unique=True)
+    op.create_index("ix_changes_kind_seq", "changes", ["kind", "seq"])
     op.create_table(
         "feed_state",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -133,5 +134,6 @@ def downgrade() -> None:
     with op.batch_alter_table("dispensaries") as batch:
         batch.drop_column("menu_updated_at")
     op.drop_table("feed_state")
+    op.drop_index("ix_changes_kind_seq", table_name="changes")
     op.drop_index("ix_changes_kind_key", table_name="changes")
     op.drop_table("changes")
