@@ -21,7 +21,7 @@ from .dispensary import (
 from .doctor import Doctor
 from .law import Law
 from .search import SearchEntry, SearchPair
-from .strain import Strain, StrainEffect, StrainFlavor, StrainTerpene
+from .strain import Strain, StrainEffect, StrainFlavor, StrainParent, StrainTerpene
 
 __all__ = [
     "ApiKey",
@@ -42,5 +42,6 @@ __all__ = [
     "Strain",
     "StrainEffect",
     "StrainFlavor",
+    "StrainParent",
     "StrainTerpene",
 ]

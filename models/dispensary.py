@@ -1,6 +1,7 @@
 """Dispensaries, their menu items and their reviews."""
 
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -111,6 +112,15 @@ class MenuItem(Timestamped, Base):
     strain_id: Mapped[int | None] = mapped_column(
         ForeignKey("strains.id", ondelete="SET NULL"), index=True
     )
+    # The lab result of the batch on the shelf, or None: batch_id, tested_at (ISO date), lab,
+    # coa_url and results (each {key, value, unit} or {key, value: None, qualifier}).
+    lab: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # Copies every load derives (seed.generate.Dataset.tables) so a strain's dispensaries can be
+    # filtered and sorted on them: the batch's totals by service.compounds' formulas, and the
+    # price over the grams of a weight unit (None for other units).
+    total_thc: Mapped[float | None] = mapped_column(Float)
+    total_cbd: Mapped[float | None] = mapped_column(Float)
+    price_per_gram: Mapped[float | None] = mapped_column(Float)
 
     def __repr__(self) -> str:
         return f"MenuItem(dispensary_id={self.dispensary_id}, name={self.name!r})"

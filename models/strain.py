@@ -1,5 +1,7 @@
 """Strains and their multi-valued traits (effects, flavors, terpenes)."""
 
+from typing import Any
+
 from sqlalchemy import JSON, CheckConstraint, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -18,6 +20,9 @@ class Strain(Timestamped, Base):
         Index("ix_strains_sort_key_id", "sort_key", "id"),
         # updated_since and sort=updated_at
         Index("ix_strains_updated_at_id", "updated_at", "id"),
+        # service.compounds' words (tests/unit/test_vocab.py keeps them equal).
+        CheckConstraint("origin IN ('cross', 'landrace', 'phenotype', 'unknown')", name="origin"),
+        CheckConstraint("ratio IN ('thc_dominant', 'cbd_dominant', 'balanced')", name="ratio"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -39,6 +44,22 @@ class Strain(Timestamped, Base):
     # page reads them with the strain's own row instead of aggregating trait rows per strain.
     effect_list: Mapped[list[str]] = mapped_column(JSON)
     flavor_list: Mapped[list[str]] = mapped_column(JSON)
+    # Where the strain comes from (service.compounds.Origin); its parents are StrainParent rows.
+    origin: Mapped[str] = mapped_column(String(10), default="unknown")
+    # The strain's typical chemistry, or None when it has no samples: percentiles (p25, p50, p75,
+    # percent of dry weight) per compound key and of the totals, as the import or seed computed
+    # them (seed.chemistry documents the layout). The columns below copy what lists filter on
+    # from it, and every load sets them (seed.generate.Dataset.tables), like effect_list.
+    chemistry: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    # GET /strains?dominant_terpene= ; None without chemistry
+    dominant_terpene: Mapped[str | None] = mapped_column(String(20), index=True)
+    # GET /strains?ratio=
+    ratio: Mapped[str | None] = mapped_column(String(12), index=True)
+    # GET /strains?cbg_min= (and cbn_min, thcv_min, cbc_min): the compound's median
+    cbg: Mapped[float | None] = mapped_column(Float)
+    cbn: Mapped[float | None] = mapped_column(Float)
+    thcv: Mapped[float | None] = mapped_column(Float)
+    cbc: Mapped[float | None] = mapped_column(Float)
 
     effects: Mapped[list["StrainEffect"]] = relationship(
         order_by="StrainEffect.position", cascade="all, delete-orphan", lazy="raise"
@@ -104,3 +125,26 @@ class StrainFlavor(_FilteredTrait, Base):
 class StrainTerpene(_Trait, Base):
     __tablename__ = "strain_terpenes"
     __table_args__ = (Index("ix_strain_terpenes_name_strain_id", "name", "strain_id"),)
+
+
+class StrainParent(Base):
+    """One edge of the lineage: ``strain_id`` was bred from ``parent_id`` (its first parent has
+    position 0). Imports refuse a cycle, so the edges form a DAG."""
+
+    __tablename__ = "strain_parents"
+    __table_args__ = (
+        CheckConstraint("strain_id <> parent_id", name="not_own_parent"),
+        # GET /strains?parent= and lineage?direction=descendants: children by parent.
+        Index("ix_strain_parents_parent_id_strain_id", "parent_id", "strain_id"),
+    )
+
+    strain_id: Mapped[int] = mapped_column(
+        ForeignKey("strains.id", ondelete="CASCADE"), primary_key=True
+    )
+    parent_id: Mapped[int] = mapped_column(
+        ForeignKey("strains.id", ondelete="CASCADE"), primary_key=True
+    )
+    position: Mapped[int] = mapped_column(Integer)
+
+    def __repr__(self) -> str:
+        return f"StrainParent(strain_id={self.strain_id}, parent_id={self.parent_id})"
