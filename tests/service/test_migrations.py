@@ -366,3 +366,41 @@ def test_the_open_spans_revision_fills_postgresql_rows_loaded_before(
     postgres_scratch_url: str,
 ) -> None:
     _assert_open_spans_are_filled_for_rows_loaded_before(postgres_scratch_url)
+
+
+def _assert_chemistry_revision_keeps_rows_loaded_before(url: str) -> None:
+    """Strains and menu items loaded before the chemistry revision keep their rows: each strain
+    becomes of ``unknown`` origin without chemistry or parents, and each item of a weight unit
+    gets the price per gram a load gives it (others None)."""
+    with _loaded_at_head(url) as engine:
+        command.downgrade(_alembic(url), "c7e1a4f2b9d0")
+        with engine.connect() as conn:
+            assert not inspect(conn).has_table("strain_parents")
+            assert "lab" not in {c["name"] for c in inspect(conn).get_columns("menu_items")}
+            strains = conn.scalar(text("SELECT count(*) FROM strains"))
+        command.upgrade(_alembic(url), "head")
+        with engine.connect() as conn:
+            origins = conn.execute(text("SELECT origin, count(*) FROM strains GROUP BY origin"))
+            assert dict(origins.all()) == {"unknown": strains}
+            assert conn.scalar(text("SELECT count(*) FROM strains WHERE chemistry IS NULL")) == (
+                strains
+            )
+            items = conn.execute(text("SELECT price, unit, price_per_gram FROM menu_items")).all()
+    grams = {"1g": 1.0, "3.5g": 3.5, "7g": 7.0, "14g": 14.0, "28g": 28.0, "1oz": 28.0}
+    weighed = [row for row in items if row.unit.replace(" ", "").lower() in grams]
+    assert len(weighed) > 100
+    for price, unit, per_gram in items:
+        grams_of = grams.get(unit.replace(" ", "").lower())
+        assert per_gram == (None if grams_of is None else round(price / grams_of, 2)), unit
+
+
+def test_the_chemistry_revision_keeps_sqlite_rows_loaded_before(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'chemistry.db'}"
+    _assert_chemistry_revision_keeps_rows_loaded_before(url)
+
+
+@pytest.mark.postgres
+def test_the_chemistry_revision_keeps_postgresql_rows_loaded_before(
+    postgres_scratch_url: str,
+) -> None:
+    _assert_chemistry_revision_keeps_rows_loaded_before(postgres_scratch_url)
