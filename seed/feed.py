@@ -31,7 +31,10 @@ KINDS: dict[str, tuple[Table, str]] = {
 # Columns that are no part of what an object shows: internal ids, stamps, derived copies.
 _NOT_SHOWN = frozenset(
     {"id", "updated_at", "menu_updated_at", "sort_key", "city_key", "effect_list", "flavor_list"}
+    # A strain's copies of its chemistry (its chemistry itself and origin come apart).
+    | {"dominant_terpene", "ratio", "cbg", "cbn", "thcv", "cbc", "origin", "chemistry"}
 )
+_UNKNOWN_ORIGIN = "unknown"
 # The trait tables a strain's fingerprint covers.
 TRAIT_TABLES = ("strain_effects", "strain_flavors", "strain_terpenes")
 # Serializes loads on PostgreSQL, so sequence numbers become visible in their order.
@@ -68,10 +71,18 @@ def law_digest(row: Row) -> str:
     return _digest(_shown(KINDS["law"][0], row))
 
 
-def strain_digest(row: Row, traits: dict[str, list[tuple[int, str]]]) -> str:
-    """A strain's fingerprint: its columns and its traits (table -> (position, name) pairs)."""
+def strain_digest(
+    row: Row, traits: dict[str, list[tuple[int, str]]], parents: list[str] | None = None
+) -> str:
+    """A strain's fingerprint: its columns, its traits (table -> (position, name) pairs), and
+    its origin, chemistry and parents' slugs in order (only when it has any of them, so a
+    strain without keeps the fingerprint it had before they existed)."""
     lists = [[n for _, n in sorted(traits.get(name, []))] for name in sorted(traits)]
-    return _digest([_shown(KINDS["strain"][0], row), sorted(traits), lists])
+    shown: list[Any] = [_shown(KINDS["strain"][0], row), sorted(traits), lists]
+    origin = row.get("origin") or _UNKNOWN_ORIGIN
+    if origin != _UNKNOWN_ORIGIN or row.get("chemistry") is not None or parents:
+        shown.append([origin, row.get("chemistry"), parents or []])
+    return _digest(shown)
 
 
 def review_item(row: Row) -> list[Any]:
@@ -99,12 +110,22 @@ def menu_item(row: Row, slugs: dict[int, str]) -> tuple[int, list[Any]]:
     """(position, what the item adds to its menu's fingerprint); ``slugs``: strain id -> slug."""
     item = [row["name"], row["category"], row["price"], row["unit"]]
     item.append(slugs.get(row["strain_id"]) if row["strain_id"] is not None else None)
+    if row.get("lab") is not None:  # items without a batch keep their earlier fingerprint
+        item.append(row["lab"])
     return row["position"], item
 
 
 def menu_digest(items: list[tuple[int, list[Any]]]) -> str:
     """A menu's fingerprint from its :func:`menu_item` values."""
     return _digest([item for _, item in sorted(items)])
+
+
+def parent_slugs(edges: list[Row], slugs: dict[int, str]) -> dict[int, list[str]]:
+    """Strain id -> its parents' slugs in position order, from strain_parents rows."""
+    found: dict[int, list[tuple[int, str]]] = {}
+    for edge in edges:
+        found.setdefault(edge["strain_id"], []).append((edge["position"], slugs[edge["parent_id"]]))
+    return {strain_id: [slug for _, slug in sorted(pairs)] for strain_id, pairs in found.items()}
 
 
 def dataset_digests(dataset: Dataset) -> Digests:
@@ -116,6 +137,7 @@ def dataset_digests(dataset: Dataset) -> Digests:
         for row in getattr(dataset, name):
             found = traits.setdefault(row["strain_id"], {}).setdefault(name, [])
             found.append((row["position"], row["name"]))
+    lineage = parent_slugs(dataset.strain_parents, strains)
     shops = {row["id"]: row for row in dataset.dispensaries}
     reviews: dict[int, list[list[Any]]] = {}
     for row in dataset.reviews:
@@ -128,7 +150,9 @@ def dataset_digests(dataset: Dataset) -> Digests:
     for row in dataset.laws:
         objects["law"][row["state_code"]] = law_digest(row)
     for row in dataset.strains:
-        objects["strain"][row["slug"]] = strain_digest(row, traits.get(row["id"], {}))
+        objects["strain"][row["slug"]] = strain_digest(
+            row, traits.get(row["id"], {}), lineage.get(row["id"])
+        )
     for row in dataset.dispensaries:
         objects["dispensary"][row["public_id"]] = dispensary_digest(row, reviews.get(row["id"], []))
     for row in dataset.deals:
@@ -303,6 +327,7 @@ __all__ = [
     "lock_log",
     "menu_digest",
     "menu_item",
+    "parent_slugs",
     "plan_changes",
     "read_log",
     "review_item",

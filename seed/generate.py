@@ -1,7 +1,7 @@
 """Pure, deterministic generation of the demo dataset (no database, no clock)."""
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -41,6 +41,7 @@ TABLES = (
     "strain_effects",
     "strain_flavors",
     "strain_terpenes",
+    "strain_parents",
     "dispensaries",
     "menu_items",
     "reviews",
@@ -83,6 +84,8 @@ class Dataset:
     reviews: list[Row]
     deals: list[Row]
     doctors: list[Row]
+    # The lineage's edges: {strain_id, parent_id, position}.
+    strain_parents: list[Row] = field(default_factory=list)
 
     def tables(self) -> dict[str, list[Row]]:
         """Table name -> rows, in an order that satisfies foreign keys.

@@ -242,9 +242,21 @@ def _write(conn: Connection, delta: MergeDelta, plan: ChangePlan) -> Counter[str
         w.delete(
             table, "strain_id", rewritten & stored.get("strain", set()) | gone.get("strain", set())
         )
+    # A changed strain's edges anew; a deleted strain's edges both ways (its children are
+    # changed strains, so they get theirs anew without it).
+    w.delete(
+        "strain_parents",
+        "strain_id",
+        rewritten & stored.get("strain", set()) | gone.get("strain", set()),
+    )
+    w.delete("strain_parents", "parent_id", gone.get("strain", set()))
     w.put("strains", "id", strain_rows, stored.get("strain", set()))
     for table, rows in trait_rows.items():
         w.insert(table, rows)
+    w.insert(
+        "strain_parents",
+        [edge for row in strain_rows for edge in delta.parents.get(row["id"], [])],
+    )
 
     # Dispensaries, their openings, replaced menus and reviews.
     shop_rows = []

@@ -16,6 +16,7 @@ from statistics import fmean
 from ..generate import Dataset, Row, _law_row
 from ..geography import Place, load_laws
 from ..places import location_columns
+from .chemistry import leading_terpenes, menu_copies, strain_copies
 from .resources import Values
 from .validate import ImportReport
 
@@ -37,6 +38,11 @@ def build_dataset(report: ImportReport, *, today: date) -> Dataset:
         for trait, rows in trait_rows(values, strain_id).items():
             traits[trait].extend(rows)
     strain_ids = {row["slug"]: row["id"] for row in strains}
+    parents = [
+        edge
+        for values in report.accepted("strains")
+        for edge in parent_rows(values, strain_ids[values["slug"]], strain_ids)
+    ]
     reviews = report.accepted("reviews")
     ratings = review_ratings(reviews)
     dispensaries = [
@@ -59,6 +65,7 @@ def build_dataset(report: ImportReport, *, today: date) -> Dataset:
         strain_effects=traits["effects"],
         strain_flavors=traits["flavors"],
         strain_terpenes=traits["terpenes"],
+        strain_parents=parents,
         dispensaries=dispensaries,
         menu_items=menu,
         reviews=[
@@ -82,28 +89,49 @@ def _law_rows(report: ImportReport) -> list[Row]:
 
 
 def strain_row(values: Values, strain_id: int) -> Row:
+    """A strain's row; given chemistry, its thc and cbd are the total medians to one decimal
+    (the record's own are within 0.05 of those, see resources._strain_check)."""
+    layout = values["chemistry"]
+    thc, cbd = values["thc"], values["cbd"]
+    if layout is not None:
+        thc = round(layout["total_thc"]["p50"], 1)
+        cbd = round(layout["total_cbd"]["p50"], 1)
     return {
         "id": strain_id,
         "slug": values["slug"],
         "name": values["name"],
         "type": values["type"],
-        "thc": values["thc"],
-        "cbd": values["cbd"],
+        "thc": thc,
+        "cbd": cbd,
         "description": values["description"],
         "rating": values["rating"],
         "review_count": values["reviewCount"],
+        "origin": values["origin"],
+        "chemistry": layout,
+        **strain_copies(layout),
     }
 
 
 def trait_rows(values: Values, strain_id: int) -> dict[str, list[Row]]:
-    """A strain's effect, flavor and terpene rows, by trait."""
+    """A strain's effect, flavor and terpene rows, by trait; its terpenes are its chemistry's
+    leading ones when that has any."""
+    names = {trait: values[trait] for trait in TRAITS}
+    names["terpenes"] = leading_terpenes(values["chemistry"]) or values["terpenes"]
     return {
         trait: [
             {"strain_id": strain_id, "name": name, "position": position}
-            for position, name in enumerate(values[trait])
+            for position, name in enumerate(names[trait])
         ]
         for trait in TRAITS
     }
+
+
+def parent_rows(values: Values, strain_id: int, strain_ids: dict[str, int]) -> list[Row]:
+    """A strain's lineage edges, its first parent at position 0."""
+    return [
+        {"strain_id": strain_id, "parent_id": strain_ids[slug], "position": position}
+        for position, slug in enumerate(values["parents"])
+    ]
 
 
 def _location(values: Values) -> dict[str, str | float]:
@@ -148,7 +176,7 @@ def dispensary_row(values: Values, shop_id: int, own: list[int]) -> Row:
 def menu_row(
     values: Values, item_id: int, shop_id: int, position: int, strain_ids: dict[str, int]
 ) -> Row:
-    return {
+    row = {
         "id": item_id,
         "dispensary_id": shop_id,
         "position": position,
@@ -157,7 +185,9 @@ def menu_row(
         "price": values["price"],
         "unit": values["unit"],
         "strain_id": strain_ids[values["strain"]] if values["strain"] else None,
+        "lab": values["lab"],
     }
+    return {**row, **menu_copies(row)}
 
 
 def review_row(values: Values, review_id: int, shop_id: int) -> Row:

@@ -4,10 +4,11 @@ seed.importing.merge lays the files over the whole stored data and the load fing
 object again; most of that work finds nothing changed. Here only the objects a merge can change
 are read: the records and deletions in the files, the deals of dispensaries whose record is
 in the files (a deal's fingerprint has its dispensary's name), the dispensaries whose menus or
-reviews the files replace or whose menu names a deleted strain, and everything of a deleted
-dispensary. Their merged state follows the rules of merge_dataset exactly (ids included), and
-their fingerprints come from the same functions (seed.feed), so the change plan for these keys
-is the one a full merge makes; every other object keeps its row and its log entry.
+reviews the files replace or whose menu names a deleted strain, everything of a deleted
+dispensary, and the strains whose parent the files delete (that parent leaves their lineage).
+Their merged state follows the rules of merge_dataset exactly (ids included), and their
+fingerprints come from the same functions (seed.feed), so the change plan for these keys is the
+one a full merge makes; every other object keeps its row and its log entry.
 """
 
 from collections import defaultdict
@@ -36,12 +37,13 @@ from .build import (
     dispensary_row,
     doctor_row,
     menu_row,
+    parent_rows,
     review_ratings,
     review_row,
     strain_row,
     trait_rows,
 )
-from .merge import _DERIVED, _TRAIT_TABLES, _check_rules
+from .merge import _DERIVED, _TRAIT_TABLES, _check_rules, without_parents
 from .validate import DELETED_RESOURCE, ImportReport
 
 _IN_CHUNK = 900  # keys per IN list (well under SQLite's bound-parameter limit)
@@ -88,6 +90,7 @@ class MergeDelta:
     laws: dict[str, Row] = field(default_factory=dict)
     strains: dict[str, Row] = field(default_factory=dict)
     traits: dict[int, dict[str, list[Row]]] = field(default_factory=dict)  # strain id -> table
+    parents: dict[int, list[Row]] = field(default_factory=dict)  # strain id -> its edges
     shops: dict[str, Row] = field(default_factory=dict)
     menus: dict[int, list[Row]] = field(default_factory=dict)  # replaced menus, by shop id
     reviews: dict[int, list[Row]] = field(default_factory=dict)  # replaced reviews
@@ -165,6 +168,11 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
         delta.nulled_strains.add(strain_id)
         delta.deleted.setdefault("strain", {})[slug] = strain_id
     slugs = {strain_id: slug for slug, strain_id in slug_ids.items()}
+    for values in report.accepted("strains"):
+        strain_id = slug_ids[values["slug"]]
+        delta.parents[strain_id] = parent_rows(values, strain_id, slug_ids)
+    _orphaned_children(conn, delta, slugs)
+    lineage = _lineage_to_check(conn, delta, slugs)
 
     # Dispensaries: every id and state (for the law rule), touched rows whole.
     shops_t = _table("dispensaries")
@@ -294,7 +302,7 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
         delta.doctors.pop(key, None)
         delta.deleted.setdefault("doctor", {})[key] = stored_doctors[key][0]
 
-    _check_rules(report, deleted, laws, names, states, doctor_states)
+    _check_rules(report, deleted, laws, names, states, doctor_states, lineage)
 
     # The shops deals name, for their fingerprints (their names only, when not touched).
     named = {row["dispensary_id"] for row in delta.deals.values()}
@@ -327,6 +335,51 @@ def merge_delta(conn: Connection, report: ImportReport) -> MergeDelta:
     return delta
 
 
+def _orphaned_children(conn: Connection, delta: MergeDelta, slugs: dict[int, str]) -> None:
+    """Strains the files leave out whose parent the merge deletes: they are touched, with
+    that parent gone from their parents (the rows whole, for their fingerprints)."""
+    gone = delta.nulled_strains
+    if not gone:
+        return
+    edges_t = _table("strain_parents")
+    children: set[int] = set(
+        conn.scalars(select(edges_t.c.strain_id).where(edges_t.c.parent_id.in_(sorted(gone))))
+    )
+    children -= gone | {row["id"] for row in delta.strains.values()}
+    if not children:
+        return
+    for row in _rows_where(conn, "strains", "id", children):
+        delta.strains[row["slug"]] = row
+        delta.stored_ids["strain"][row["slug"]] = row["id"]
+    for table in _TRAIT_TABLES.values():
+        for row in _rows_where(conn, table, "strain_id", children):
+            delta.traits.setdefault(row["strain_id"], {}).setdefault(table, []).append(row)
+    stored: dict[int, list[Row]] = defaultdict(list)
+    for edge in _rows_where(conn, "strain_parents", "strain_id", children):
+        stored[edge["strain_id"]].append(edge)
+    for strain_id in children:
+        delta.parents[strain_id] = without_parents(stored[strain_id], gone)
+
+
+def _lineage_to_check(
+    conn: Connection, delta: MergeDelta, slugs: dict[int, str]
+) -> dict[str, list[str]]:
+    """The merged lineage (slug -> parent slugs) when the files give strains parents (only
+    their new edges can close a cycle; the stored lineage has none), else nothing."""
+    if not any(delta.parents.get(row["id"]) for row in delta.strains.values()):
+        return {}
+    edges_t = _table("strain_parents")
+    lineage: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for strain_id, parent_id, position in _tuples(
+        conn, select(edges_t.c.strain_id, edges_t.c.parent_id, edges_t.c.position)
+    ):
+        if strain_id in slugs and parent_id in slugs:  # not deleted
+            lineage[strain_id].append((position, parent_id))
+    for strain_id, edges in delta.parents.items():
+        lineage[strain_id] = [(e["position"], e["parent_id"]) for e in edges]
+    return {slugs[s]: [slugs[p] for _, p in sorted(edges)] for s, edges in lineage.items()}
+
+
 def _rows_where_all(conn: Connection, name: str) -> list[Row]:
     table = _table(name)
     found = conn.execute(select(*_columns(name)).order_by(*table.primary_key.columns))
@@ -352,7 +405,8 @@ def _digests(delta: MergeDelta, shops: dict[int, Row], slugs: dict[int, str]) ->
             for table, rows in delta.traits.get(row["id"], {}).items()
             if rows
         }
-        objects["strain"][row["slug"]] = strain_digest(row, traits)
+        parents = [slugs[e["parent_id"]] for e in delta.parents.get(row["id"], [])]
+        objects["strain"][row["slug"]] = strain_digest(row, traits, parents)
     menus = {}
     for row in sorted(delta.shops.values(), key=lambda r: r["id"]):
         reviews = [review_item(r) for r in delta.reviews.get(row["id"], [])]

@@ -7,8 +7,10 @@ from typing import Any
 
 import orjson
 
+from ..feed import parent_slugs
 from ..generate import Dataset, Row
 from .build import TRAITS
+from .chemistry import QUARTILES, TOTALS
 
 _LAW_FIELDS = (
     "state",
@@ -35,6 +37,7 @@ def dataset_records(dataset: Dataset) -> dict[str, list[dict[str, Any]]]:
         for row in getattr(dataset, f"strain_{trait}"):
             traits[trait][row["strain_id"]].append((row["position"], row["name"]))
     menu = sorted(dataset.menu_items, key=lambda r: (r["dispensary_id"], r["position"]))
+    lineage = parent_slugs(dataset.strain_parents, strain_slugs)
     return {
         "laws": [
             {"stateCode": r["state_code"], **{f: r[f] for f in _LAW_FIELDS}} for r in dataset.laws
@@ -45,6 +48,9 @@ def dataset_records(dataset: Dataset) -> dict[str, list[dict[str, Any]]]:
                 **{t: [n for _, n in sorted(traits[t][r["id"]])] for t in TRAITS},
                 "rating": r["rating"],
                 "reviewCount": r["review_count"],
+                "origin": r.get("origin", "unknown"),
+                "parents": lineage.get(r["id"], []),
+                "chemistry": chemistry_record(r.get("chemistry")),
             }
             for r in dataset.strains
         ],
@@ -64,6 +70,7 @@ def dataset_records(dataset: Dataset) -> dict[str, list[dict[str, Any]]]:
                 "dispensary": shop_ids[r["dispensary_id"]],
                 **{f: r[f] for f in ("name", "category", "price", "unit")},
                 "strain": strain_slugs.get(r["strain_id"]),
+                "lab": lab_record(r.get("lab")),
             }
             for r in menu
         ],
@@ -92,6 +99,26 @@ def dataset_records(dataset: Dataset) -> dict[str, list[dict[str, Any]]]:
             for r in dataset.doctors
         ],
     }
+
+
+def chemistry_record(layout: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored chemistry as the import reads it: its percentiles, totals included (so they
+    come back as stored rather than derived), its sample count and source."""
+    if layout is None:
+        return None
+    compounds = [*layout["cannabinoids"], *layout["terpenes"]]
+    percentiles = {e["key"]: {q: e[q] for q in QUARTILES} for e in compounds}
+    percentiles.update({name: dict(layout[name]) for name in TOTALS})
+    return {
+        "percentiles": percentiles,
+        "sample_count": layout["sample_count"],
+        "source": layout["source"],
+    }
+
+
+def lab_record(batch: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A stored lab batch as the import reads it (the stored shape is one it accepts)."""
+    return None if batch is None else dict(batch)
 
 
 def _pick(row: Row, *names: str) -> dict[str, Any]:

@@ -283,3 +283,22 @@ def weekly_hours() -> Parser:
         return {day: raw[day] for day in WEEKDAYS if day in raw}
 
     return parse
+
+
+def unique_list(item: Parser, limit: int) -> Parser:
+    """At most ``limit`` distinct values, each read by ``item``; CSV: ``a;b``."""
+
+    def parse(raw: Any, from_csv: bool) -> list[Any]:
+        values = []
+        for entry in _items(raw, from_csv):
+            try:
+                values.append(item(entry, from_csv))
+            except FieldError as exc:
+                raise FieldError(f"has {entry!r}, which {exc}") from None
+        if len(values) > limit:
+            raise FieldError(f"must have at most {limit} entries")
+        if len(set(values)) != len(values):
+            raise FieldError("must not repeat an entry")
+        return values
+
+    return parse

@@ -22,11 +22,13 @@ from .build import (
     dispensary_row,
     doctor_row,
     menu_row,
+    parent_rows,
     review_ratings,
     review_row,
     strain_row,
     trait_rows,
 )
+from .lineage import describe, find_cycles
 from .reading import Issue
 from .validate import DELETED_RESOURCE, ImportReport, Stored
 
@@ -122,6 +124,7 @@ def merge_dataset(current: Dataset, report: ImportReport) -> Dataset:
         for trait in TRAITS:
             traits[trait].pop(strain_id, None)
     strain_ids = {slug: row["id"] for slug, row in strains.items()}
+    lineage = _merged_lineage(current.strain_parents, report, strain_ids, gone_strains)
 
     # Dispensaries, their menus and reviews.
     shops = {row["public_id"]: row for row in current.dispensaries}
@@ -189,7 +192,16 @@ def merge_dataset(current: Dataset, report: ImportReport) -> Dataset:
     for key in deleted["doctors"]:
         del doctors[key]
 
-    _check_rules(report, deleted, laws, strains, shops, doctors)
+    slugs = {strain_id: slug for slug, strain_id in strain_ids.items()}
+    _check_rules(
+        report,
+        deleted,
+        laws,
+        strains,
+        shops,
+        doctors,
+        {slugs[s]: [slugs[e["parent_id"]] for e in edges] for s, edges in lineage.items()},
+    )
     menu_rows = [
         {**row, "strain_id": None} if row["strain_id"] in gone_strains else row
         for shop_id in sorted(menus)
@@ -204,12 +216,48 @@ def merge_dataset(current: Dataset, report: ImportReport) -> Dataset:
         strain_effects=_flat(traits["effects"]),
         strain_flavors=_flat(traits["flavors"]),
         strain_terpenes=_flat(traits["terpenes"]),
+        strain_parents=_flat(lineage),
         dispensaries=_by_id(shops.values()),
         menu_items=sorted(menu_rows, key=lambda r: r["id"]),
         reviews=sorted((r for rs in reviews.values() for r in rs), key=lambda r: r["id"]),
         deals=_by_id(deals.values()),
         doctors=_by_id(doctors.values()),
     )
+
+
+def without_parents(edges: list[Row], gone: set[int]) -> list[Row]:
+    """One strain's edges (in position order) without those to ``gone`` strains, renumbered
+    from 0: deleting a strain drops it from its children's parents."""
+    kept = [e for e in sorted(edges, key=lambda e: e["position"]) if e["parent_id"] not in gone]
+    return [{**edge, "position": position} for position, edge in enumerate(kept)]
+
+
+def _merged_lineage(
+    stored: list[Row], report: ImportReport, strain_ids: dict[str, int], gone: set[int]
+) -> dict[int, list[Row]]:
+    """Strain id -> its edges after the merge: a strain in the files has its record's parents,
+    others keep theirs but for deleted strains."""
+    lineage: dict[int, list[Row]] = defaultdict(list)
+    for edge in stored:
+        if edge["strain_id"] not in gone:
+            lineage[edge["strain_id"]].append(edge)
+    for strain_id, edges in lineage.items():
+        lineage[strain_id] = without_parents(edges, gone)
+    for values in report.accepted("strains"):
+        strain_id = strain_ids[values["slug"]]
+        lineage[strain_id] = parent_rows(values, strain_id, strain_ids)
+    return {strain_id: edges for strain_id, edges in lineage.items() if edges}
+
+
+def lineage_issues(report: ImportReport, parents: dict[str, list[str]]) -> list[Issue]:
+    """A cycle in the merged lineage (slug -> parent slugs), at the line of its first strain
+    in the strains file (every cycle has one: the stored lineage has none)."""
+    lines = {r.values["slug"]: r.line for r in report.records.get("strains", []) if r.valid}
+    issues = []
+    for cycle in find_cycles(parents):
+        line = min((lines[slug] for slug in cycle if slug in lines), default=None)
+        issues.append(Issue(report.files.get("strains", "strains"), line, describe(cycle)))
+    return issues
 
 
 def _by_id(rows: Any, key: str = "id") -> list[Row]:
@@ -227,10 +275,12 @@ def _check_rules(
     strains: dict[str, Row],
     shops: dict[str, Row],
     doctors: dict[str, Row],
+    parents: dict[str, list[str]] | None = None,
 ) -> None:
-    """Rules no single record shows: a deleted law some listing still needs, and names that
-    must stay unique (a strain's, a jurisdiction's) against the stored ones."""
-    issues = []
+    """Rules no single record shows: a deleted law some listing still needs, names that must
+    stay unique (a strain's, a jurisdiction's) against the stored ones, and no cycle in the
+    merged lineage (``parents``: slug -> parent slugs, the strains that may be in one)."""
+    issues = lineage_issues(report, parents) if parents else []
     deletions = report.files.get("deletions", "deletions")
     used = {row["state"] for row in shops.values()} | {row["state"] for row in doctors.values()}
     for code, line in deleted["laws"].items():

@@ -12,9 +12,11 @@ from typing import Any
 
 from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
 from service import ids
+from service.compounds import ORIGINS, Origin
 from service.strains import SLUG_PATTERN
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, STRAIN_TYPES, WEEKDAYS
 
+from . import chemistry as chem
 from .fields import (
     Field,
     Parser,
@@ -28,6 +30,7 @@ from .fields import (
     text,
     text_list,
     time_zone,
+    unique_list,
     weekly_hours,
     word_list,
 )
@@ -37,6 +40,12 @@ Values = dict[str, Any]
 Check = Callable[[Values], list[str]]
 
 MAX_PERCENT = 100.0
+# A strain's parents: two for a cross, one for a phenotype, three for the three-way crosses
+# pedigrees print (A x B x C).
+MAX_PARENTS = 3
+# How far a strain's thc/cbd may be from its chemistry's total median to one decimal: the
+# rounding of the other side.
+THC_TOLERANCE = 0.05
 MAX_RATING = 5.0
 SOURCE_MAX_LENGTH = 500
 _PHONE = re.compile(r"^(?=(?:[^0-9]*[0-9]){7})[0-9+() .\-]+$")
@@ -47,7 +56,7 @@ _WEBSITE = re.compile(r"^https?://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s]*)
 class Reference:
     """A field naming a record of another resource by that resource's key."""
 
-    field: str
+    field: str  # its value is one key, or a list of keys
     resource: str
     label: str  # how messages name the target: "dispensary", "strain", "state"
 
@@ -114,9 +123,48 @@ def _location_check(values: Values) -> list[str]:
 
 
 def _menu_check(values: Values) -> list[str]:
+    problems = []
     if values["strain"] is not None and values["category"] != "flower":
-        return ["strain may only be given on flower items"]
-    return []
+        problems.append("strain may only be given on flower items")
+    if values["lab"] is not None and values["category"] != "flower":
+        problems.append(
+            "lab may only be given on flower items (its results are percent of dry weight)"
+        )
+    return problems
+
+
+def _total_median(layout: dict[str, Any], name: str) -> float:
+    median: float = layout[name]["p50"]
+    return round(median, 1)
+
+
+def _strain_check(values: Values) -> list[str]:
+    """thc/cbd against the chemistry, parents against the origin and the strain itself."""
+    problems = []
+    layout = values["chemistry"]
+    for field, total in (("thc", "total_thc"), ("cbd", "total_cbd")):
+        given = values[field]
+        if layout is None:
+            if given is None:
+                problems.append(f"{field} is required (unless chemistry is given)")
+            continue
+        median = _total_median(layout, total)
+        if given is not None and abs(given - median) > THC_TOLERANCE + 1e-9:
+            problems.append(
+                f"{field} {given:g} does not match chemistry: its {total} median is {median:g} "
+                f"to one decimal; give {median:g} or leave {field} out"
+            )
+    leading = chem.leading_terpenes(layout)
+    if leading is not None and values["terpenes"] and values["terpenes"] != leading:
+        problems.append(
+            f"terpenes must be the leading terpenes of chemistry ({';'.join(leading)}) or be "
+            "left out"
+        )
+    if values["slug"] in values["parents"]:
+        problems.append(f"parents must not name the strain itself ({values['slug']})")
+    if values["parents"] and values["origin"] == Origin.LANDRACE.value:
+        problems.append("a landrace has no parents: leave parents out or give another origin")
+    return problems
 
 
 def _location_fields(model: type[Dispensary] | type[Doctor]) -> tuple[Field, ...]:
@@ -160,15 +208,21 @@ STRAINS = Resource(
         Field("slug", _slug()),
         Field("name", text(column_length(Strain.name))),
         Field("type", choice(STRAIN_TYPES)),
-        Field("thc", number(0.0, MAX_PERCENT)),
-        Field("cbd", number(0.0, MAX_PERCENT)),
+        # Given chemistry, thc and cbd may be left out: its total medians to one decimal.
+        Field("thc", number(0.0, MAX_PERCENT), required=False),
+        Field("cbd", number(0.0, MAX_PERCENT), required=False),
         Field("description", text(multiline=True), required=False, default=""),
         Field("effects", word_list(), required=False, default=list),
         Field("flavors", word_list(), required=False, default=list),
         Field("terpenes", word_list(), required=False, default=list),
         Field("rating", number(0.0, MAX_RATING), required=False, default=0.0),
         Field("reviewCount", integer(0), required=False, default=0),
+        Field("origin", choice(ORIGINS), required=False, default=Origin.UNKNOWN.value),
+        Field("parents", unique_list(_slug(), MAX_PARENTS), required=False, default=list),
+        Field("chemistry", chem.chemistry(), required=False),
     ),
+    references=(Reference("parents", "strains", "parent"),),
+    checks=(_strain_check,),
 )
 
 DISPENSARIES = Resource(
@@ -212,6 +266,7 @@ MENU_ITEMS = Resource(
         Field("price", number(0.0)),
         Field("unit", text(column_length(MenuItem.unit))),
         Field("strain", _slug(), required=False),
+        Field("lab", chem.lab(), required=False),
     ),
     references=(
         Reference("dispensary", "dispensaries", "dispensary"),

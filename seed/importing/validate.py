@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 
 from ..geography import load_laws
 from .fields import FieldError
+from .lineage import describe, find_cycles
 from .reading import ImportSource, Issue, RawRecord, SourceFile
-from .resources import DELETIONS, LAWS, RESOURCES, Reference, Resource, Values
+from .resources import DELETIONS, LAWS, RESOURCES, STRAINS, Reference, Resource, Values
 
 PROGRESS_STEP = 500
 
@@ -130,9 +131,32 @@ def _check_references(
             continue
         for ref in resource.references:
             value = record.values.get(ref.field)
-            problem = None if value is None else _reference_problem(ref, value, owners, files)
-            if problem is not None:
-                record.errors.append(problem)
+            for key in value if isinstance(value, list) else [value]:
+                problem = None if key is None else _reference_problem(ref, key, owners, files)
+                if problem is not None:
+                    record.errors.append(problem)
+
+
+def _check_lineage(records: list[Record], owners: Owners, files: dict[str, str]) -> None:
+    """Refuse cycles among the strains' parents (the first strain of each cycle, in file order,
+    is the invalid record naming it), then every strain with an invalid parent, until none is
+    left: references within one file, unlike those to earlier files, can point either way."""
+    valid = {r.values["slug"]: r for r in records if r.valid}
+    for cycle in find_cycles({slug: r.values["parents"] for slug, r in valid.items()}):
+        valid[cycle[0]].errors.append(describe(cycle))
+    parent = Reference("parents", STRAINS.name, "parent")
+    changed = True
+    while changed:
+        changed = False
+        for record in records:
+            if not record.valid:
+                continue
+            for key in record.values["parents"]:
+                problem = _reference_problem(parent, key, {STRAINS.name: owners}, files)
+                if problem is not None:
+                    record.errors.append(problem)
+                    changed = True
+                    break
 
 
 # Resource name -> the public ids stored, for a merge.
@@ -224,5 +248,7 @@ def validate(
         if resource.key is not None:
             owners[resource.name] = {**owners.get(resource.name, {}), **key_owners}
         _check_references(resource, checked, owners, files)
+        if resource is STRAINS:
+            _check_lineage(checked, owners[resource.name], files)
         records[resource.name] = checked
     return ImportReport(tuple(problems), files, records, merge=stored is not None)
