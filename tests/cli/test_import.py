@@ -24,6 +24,7 @@ import seed
 import seed.cli
 from models import DatasetInfo, Dispensary, Law, MenuItem, Strain
 from seed.importing import RESOURCES, build_dataset, read_directory, validate
+from seed.importing.export import chemistry_record
 from seed.importing.validate import ImportReport
 from service import keys
 from service.vocab import WEEKDAYS
@@ -240,6 +241,8 @@ def _csv_cell(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return ";".join(value)
+    if isinstance(value, dict):  # chemistry, a lab batch: the JSON object as text
+        return json.dumps(value)
     return "" if value is None else str(value)
 
 
@@ -262,6 +265,8 @@ def test_every_resource_reads_the_same_from_jsonl_and_csv(tmp_path: Path) -> Non
     flipped.mkdir()
     for name, file_name in report.files.items():
         rows = report.accepted(name)
+        if name == "strains":  # a chemistry as read is a stored one: write it as export does
+            rows = [{**row, "chemistry": chemistry_record(row["chemistry"])} for row in rows]
         if file_name.endswith(".csv"):
             _write_jsonl(flipped / f"{name}.jsonl", rows)
         else:
@@ -531,7 +536,7 @@ BAD_RECORDS: list[tuple[str, list[tuple[str, str | None, str]], str]] = [
     ),
     (
         "unknown column",
-        [("strains.csv", "rating,reviewCount\n", "rating,reviewCount,color\n")],
+        [("strains.csv", "chemistry\n", "chemistry,color\n")],
         "strains.csv:1: unknown column 'color'",
     ),
     (
