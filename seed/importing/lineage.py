@@ -12,6 +12,13 @@ def find_cycles(parents: Mapping[str, Sequence[str]]) -> list[list[str]]:
     return [_cycle_in(group, parents) for group in groups]
 
 
+def starting_at(cycle: list[str], slug: str) -> list[str]:
+    """The same cycle walked from ``slug`` (one of its strains)."""
+    ring = cycle[:-1]
+    at = ring.index(slug)
+    return [*ring[at:], *ring[:at], slug]
+
+
 def describe(cycle: list[str]) -> str:
     """The error for a cycle, naming its strains in order."""
     return (

@@ -28,7 +28,7 @@ from .build import (
     strain_row,
     trait_rows,
 )
-from .lineage import describe, find_cycles
+from .lineage import describe, find_cycles, starting_at
 from .reading import Issue
 from .validate import DELETED_RESOURCE, ImportReport, Stored
 
@@ -255,8 +255,10 @@ def lineage_issues(report: ImportReport, parents: dict[str, list[str]]) -> list[
     lines = {r.values["slug"]: r.line for r in report.records.get("strains", []) if r.valid}
     issues = []
     for cycle in find_cycles(parents):
-        line = min((lines[slug] for slug in cycle if slug in lines), default=None)
-        issues.append(Issue(report.files.get("strains", "strains"), line, describe(cycle)))
+        given = sorted((lines[slug], slug) for slug in cycle if slug in lines)
+        line, first = given[0] if given else (None, cycle[0])
+        where = report.files.get("strains", "strains")
+        issues.append(Issue(where, line, describe(starting_at(cycle, first))))
     return issues
 
 

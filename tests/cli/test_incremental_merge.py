@@ -83,7 +83,10 @@ def _random_merge(current: Path, out: Path, rng: random.Random, round_no: int) -
 
     gone_shop = rng.choice(shops)["id"]
     menu_strains = {m["strain"] for m in menus if m["strain"]}
-    gone_strain = rng.choice([s for s in strains if s["slug"] in menu_strains])["slug"]
+    # A strain on menus, and some strain's parent when one is (its children lose it).
+    parented = {p for s in strains for p in s.get("parents") or []}
+    on_menus = [s for s in strains if s["slug"] in menu_strains]
+    gone_strain = rng.choice([s for s in on_menus if s["slug"] in parented] or on_menus)["slug"]
     # Menus and reviews replaced for a few shops (never naming the deleted strain or shop).
     others = [s for s in shops if s["id"] != gone_shop]
     replaced_shops = [s["id"] for s in rng.sample(others, 4)]
@@ -100,6 +103,15 @@ def _random_merge(current: Path, out: Path, rng: random.Random, round_no: int) -
                 "price": 9.5,
                 "unit": "1g",
                 "strain": None,
+                "lab": {
+                    "batch_id": f"M-{tag}",
+                    "tested_at": "2026-05-20",
+                    "lab": "Merge Labs",
+                    "results": [
+                        {"key": "thca", "value": rng.choice([18.2, 22.4])},
+                        {"key": "cbn", "value": None, "qualifier": "nd"},
+                    ],
+                },
             },
         ]
         new_menu.extend(own)
@@ -117,11 +129,28 @@ def _random_merge(current: Path, out: Path, rng: random.Random, round_no: int) -
             s["name"] = f"{s['name']} Merged {tag}"  # moves in search order
         elif n % 3 == 1:
             s["effects"] = list(reversed(s["effects"]))
-        else:
+        elif n % 2:
             s["thc"] = round(min(s["thc"] + 1.5, 40), 1)
-    unchanged = rng.choice([s for s in strains if s["slug"] != gone_strain])
+            s["chemistry"] = None  # else thc must match its median
+        else:  # new chemistry, thc and cbd its medians
+            samples = [{"thca": 15.0 + n, "myrcene": 0.5}, {"thca": 19.0, "limonene": 0.7}]
+            s.update(chemistry={"samples": samples}, thc=None, cbd=None, terpenes=[])
+    unchanged = rng.choice(
+        [s for s in strains if s["slug"] != gone_strain and s not in edited_strains]
+    )
+    # New strains (no strain has them as parents, so theirs close no cycle): one of two
+    # stored parents, one of the last round's new strain and a stored one.
+    alive = [s["slug"] for s in strains if s["slug"] != gone_strain]
+    earlier = [slug for slug in alive if slug.startswith(f"merged-r{round_no - 1}-")]
+    lineages = [rng.sample(alive, 2), [*earlier[:1], rng.choice(alive)], []]
     new_strains = [
-        {**strains[n], "slug": f"merged-{tag}-{n}", "name": f"Merged {tag} Strain {n}"}
+        {
+            **strains[n],
+            "slug": f"merged-{tag}-{n}",
+            "name": f"Merged {tag} Strain {n}",
+            "origin": "cross" if lineages[n] else "unknown",
+            "parents": list(dict.fromkeys(lineages[n])),
+        }
         for n in range(3)
     ]
     edited_shops = [s for s in rng.sample(others, 6)]
@@ -180,9 +209,10 @@ def _random_merge(current: Path, out: Path, rng: random.Random, round_no: int) -
         by_key.update({r[key]: r for r in new})
         return [r for k, r in by_key.items() if k not in gone]
 
-    _write(
-        current, "strains", merged(strains, [*edited_strains, *new_strains], "slug", {gone_strain})
-    )
+    after = merged(strains, [*edited_strains, *new_strains], "slug", {gone_strain})
+    for s in after:  # a deleted strain leaves its children's parents
+        s["parents"] = [p for p in s.get("parents") or [] if p != gone_strain]
+    _write(current, "strains", after)
     _write(current, "dispensaries", merged(shops, [*edited_shops, *new_shops], "id", {gone_shop}))
     _write(
         current,

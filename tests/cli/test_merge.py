@@ -26,12 +26,20 @@ from seed.importing import build_dataset, read_directory, validate
 from seed.importing.export import dataset_records
 from seed.importing.merge import merge_dataset, stored_dataset, stored_ids
 from seed.load import apply_dataset
+from service import keys
 from web.db import ENGINE_EXTENSION
 
 EXAMPLES = Path(seed.__file__).parent / "examples"
 OUTCOMES = ("inserted", "replaced", "deleted", "unchanged")
 # Parts of an object: their own updated_at is no object's stamp (see seed.load).
-PART_TABLES = ("strain_effects", "strain_flavors", "strain_terpenes", "menu_items", "reviews")
+PART_TABLES = (
+    "strain_effects",
+    "strain_flavors",
+    "strain_terpenes",
+    "strain_parents",
+    "menu_items",
+    "reviews",
+)
 
 Key = tuple[str, str]  # (kind, public id)
 
@@ -875,3 +883,176 @@ def test_an_id_deleted_then_merged_again_is_inserted_with_a_new_upsert_entry(
     updated, menu = after["stamps"][("dispensary", "disp_1006")]
     assert menu == updated > deleted["log"][("dispensary", "disp_1006")][2]
     assert _menu(after, "disp_1006")[1][:2] == ("1:1 Tincture", 59.0)
+
+
+# --- chemistry, lineage and lab batches ---------------------------------------------------
+
+
+def _feed_cursor(app: Flask) -> tuple[str, Any]:
+    """(an API key, the feed's cursor after every change so far)."""
+    with app.extensions["cds.sessions"]() as db:
+        key = keys.create_key(db, tier="pro", name="merge tests").plaintext
+        db.commit()
+    cursor = None
+    while True:
+        query = "/api/v1/changes?limit=1000" + (f"&since={cursor}" if cursor else "")
+        body = app.test_client().get(query, headers={"X-API-Key": key}).get_json()
+        cursor = body["meta"]["next"]
+        if not body["meta"]["has_more"]:
+            return key, cursor
+
+
+def _feed_since(app: Flask, key: str, cursor: Any) -> list[tuple[str, str, str]]:
+    """The feed's (type, id, op) after ``cursor``."""
+    body = app.test_client().get(
+        f"/api/v1/changes?limit=1000&since={cursor}", headers={"X-API-Key": key}
+    )
+    return [(i["type"], i["id"], i["op"]) for i in body.get_json()["data"]]
+
+
+def _edges(snapshot: dict[str, Any]) -> list[tuple[str, str, int]]:
+    """The lineage as (child slug, parent slug, position)."""
+    slugs = {row["id"]: row["slug"] for row in snapshot["rows"]["strains"].values()}
+    return sorted(
+        (slugs[e["strain_id"]], slugs[e["parent_id"]], e["position"])
+        for e in snapshot["rows"]["strain_parents"].values()
+    )
+
+
+NEW_SAMPLES = [{"thca": 24.0, "delta_9_thc": 0.5, "myrcene": 0.9, "pinene": 0.3}]
+
+
+def test_changing_a_strains_chemistry_puts_that_strain_alone_in_the_feed(
+    app: Flask, tmp_path: Path
+) -> None:
+    key, cursor = _feed_cursor(app)
+    before = _snapshot(app)
+    chemistry = {"samples": NEW_SAMPLES, "source": "retest"}
+    record = _record("strains", "blue-dream", thc=None, cbd=None, chemistry=chemistry)
+
+    result = _merge(app, tmp_path, {"strains.jsonl": [record]})
+
+    assert result.exit_code == 0, result.output
+    assert _table(result.output) == _counts(strains={"replaced": 1, "unchanged": 5})
+    _check_log(app)
+    assert _feed_since(app, key, cursor) == [("strain", "blue-dream", "upsert")]
+    after = _snapshot(app)
+    row = _row(after, "strains", "slug", "blue-dream")
+    # 0.5 + 0.877 * 24.0 = 21.548
+    assert (row["thc"], row["chemistry"]["sample_count"], row["chemistry"]["source"]) == (
+        21.5,
+        1,
+        "retest",
+    )
+    assert (row["dominant_terpene"], row["ratio"]) == ("myrcene", "thc_dominant")
+    assert set(_moved(before, after)) == {("strain", "blue-dream")}
+
+
+def test_giving_a_strain_parents_puts_that_strain_alone_in_the_feed(
+    app: Flask, tmp_path: Path
+) -> None:
+    key, cursor = _feed_cursor(app)
+    record = _record("strains", "harlequin", parents=["charlottes-web", "blue-dream"])
+
+    result = _merge(app, tmp_path, {"strains.jsonl": [record]})
+
+    assert result.exit_code == 0, result.output
+    assert _table(result.output) == _counts(strains={"replaced": 1, "unchanged": 5})
+    _check_log(app)
+    assert _feed_since(app, key, cursor) == [("strain", "harlequin", "upsert")]
+    assert _edges(_snapshot(app)) == [
+        ("harlequin", "blue-dream", 1),
+        ("harlequin", "charlottes-web", 0),
+    ]
+    # The same parents again change nothing.
+    again = _merge(app, tmp_path, {"strains.jsonl": [record]})
+    assert "nothing changed" in again.output, again.output
+
+
+def test_a_merge_closing_a_cycle_through_stored_parents_is_refused_naming_it(
+    app: Flask, tmp_path: Path
+) -> None:
+    first = _merge(
+        app,
+        tmp_path,
+        {
+            "strains.jsonl": [
+                _record("strains", "harlequin", parents=["sour-diesel"]),
+                _record("strains", "sour-diesel", parents=["northern-lights"]),
+            ]
+        },
+    )
+    assert first.exit_code == 0, first.output
+    cycle = _record("strains", "northern-lights", parents=["harlequin"])
+    _refused(
+        app,
+        tmp_path,
+        {"strains.jsonl": [_record("strains", "granddaddy-purple"), cycle]},
+        "strains.jsonl:2: parents form a cycle: northern-lights -> harlequin -> sour-diesel -> "
+        "northern-lights (each strain has the next as a parent); a strain cannot be its own "
+        "ancestor",
+    )
+
+
+def test_deleting_a_parent_drops_its_edges_and_moves_its_children_only(
+    app: Flask, tmp_path: Path
+) -> None:
+    parents = {"parents": ["sour-diesel", "blue-dream"]}
+    given = _merge(app, tmp_path, {"strains.jsonl": [_record("strains", "harlequin", **parents)]})
+    assert given.exit_code == 0, given.output
+    key, cursor = _feed_cursor(app)
+    before = _snapshot(app)
+
+    result = _merge(app, tmp_path, {"deletions.jsonl": [{"type": "strain", "id": "sour-diesel"}]})
+
+    assert result.exit_code == 0, result.output
+    assert _table(result.output) == _counts(
+        strains={"deleted": 1, "replaced": 1, "unchanged": 4},
+        dispensaries={"replaced": 2, "unchanged": 4},
+    )
+    _check_log(app)
+    after = _snapshot(app)
+    # The child keeps its other parent, first now.
+    assert _edges(after) == [("harlequin", "blue-dream", 0)]
+    assert sorted(_feed_since(app, key, cursor)) == [
+        ("dispensary", "disp_1001", "upsert"),
+        ("dispensary", "disp_1004", "upsert"),
+        ("strain", "harlequin", "upsert"),
+        ("strain", "sour-diesel", "delete"),
+    ]
+    assert _row(after, "strains", "slug", "harlequin") == {
+        **_row(before, "strains", "slug", "harlequin"),
+        "updated_at": after["stamps"][("strain", "harlequin")][0],
+    }
+
+
+def test_a_new_lab_batch_moves_only_its_dispensarys_menu(app: Flask, tmp_path: Path) -> None:
+    key, cursor = _feed_cursor(app)
+    before = _snapshot(app)
+    menu = [dict(r) for r in _examples()["menu_items"] if r["dispensary"] == "disp_1004"]
+    menu[0]["lab"] = {
+        "batch_id": "SD-0007",
+        "tested_at": "2025-09-30",
+        "lab": "Rose City Labs",
+        "results": [
+            {"key": "thca", "value": 23.0},
+            {"key": "cbd", "value": None, "qualifier": "nd"},
+        ],
+    }
+
+    result = _merge(app, tmp_path, {"menu_items.jsonl": menu})
+
+    assert result.exit_code == 0, result.output
+    assert _table(result.output) == _counts(dispensaries={"replaced": 1, "unchanged": 5})
+    _check_log(app)
+    assert _feed_since(app, key, cursor) == [("dispensary", "disp_1004", "upsert")]
+    after = _snapshot(app)
+    assert _moved(before, after) == {("dispensary", "disp_1004"): (True, True)}
+    shop = _ids(after, "dispensaries", "public_id")["disp_1004"][0]
+    item = next(
+        r
+        for r in after["rows"]["menu_items"].values()
+        if r["dispensary_id"] == shop and r["position"] == 0
+    )
+    assert (item["lab"]["batch_id"], item["total_thc"], item["total_cbd"]) == ("SD-0007", 20.2, 0.0)
+    assert item["price_per_gram"] == round(30.0 / 3.5, 2)
