@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from datetime import date
 from statistics import fmean
 
+from ..chemistry import leading_terpenes, menu_copies, strain_copies
 from ..generate import Dataset, Row, _law_row
 from ..geography import Place, load_laws
 from ..places import location_columns
-from .chemistry import leading_terpenes, menu_copies, strain_copies
 from .resources import Values
 from .validate import ImportReport
 
@@ -113,10 +113,11 @@ def strain_row(values: Values, strain_id: int) -> Row:
 
 
 def trait_rows(values: Values, strain_id: int) -> dict[str, list[Row]]:
-    """A strain's effect, flavor and terpene rows, by trait; its terpenes are its chemistry's
-    leading ones when that has any."""
+    """A strain's effect, flavor and terpene rows, by trait; given chemistry, its terpenes are
+    the chemistry's leading ones (as every load makes them, seed.generate.Dataset.tables)."""
     names = {trait: values[trait] for trait in TRAITS}
-    names["terpenes"] = leading_terpenes(values["chemistry"]) or values["terpenes"]
+    if values["chemistry"] is not None:
+        names["terpenes"] = leading_terpenes(values["chemistry"])
     return {
         trait: [
             {"strain_id": strain_id, "name": name, "position": position}

@@ -12,35 +12,31 @@ import math
 import re
 from collections.abc import Mapping
 from datetime import date
-from statistics import quantiles
 from typing import Any
 
 from service.compounds import (
     BY_ALIAS,
     CANNABINOID_KEYS,
     COMPOUND_KEYS,
-    FILTERED_CANNABINOIDS,
     PERCENT,
     QUALIFIERS,
     TERPENE_KEYS,
     Basis,
-    grams_of,
-    ratio_of,
     total,
 )
 
+from ..chemistry import percentiles, summarize
 from .fields import FieldError, Parser, is_absent, iso_date, text
 
-# Stored percentiles are rounded to a thousandth of a percent (10 ppm), the precision lab
-# reports print.
-DECIMALS = 3
+# Stored percentiles are rounded to a hundredth of a percent, as the demo dataset's are
+# (seed.chemistry.percentiles).
+DECIMALS = 2
 MAX_SAMPLES = 10_000
 DEFAULT_SOURCE = "import"
 SOURCE_LENGTH = 40
 TOTALS = ("total_thc", "total_cbd", "total_terpenes")
 QUARTILES = ("p25", "p50", "p75")
 LAB_FIELDS = ("batch_id", "tested_at", "lab", "coa_url", "results")
-_ORDER = {key: n for n, key in enumerate(COMPOUND_KEYS)}
 _HTTPS = re.compile(r"^https://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$")
 _COA_URL_LENGTH = 300
 _source = text(SOURCE_LENGTH)
@@ -85,9 +81,7 @@ def _object(raw: Any, from_csv: bool, example: str) -> Mapping[str, Any]:
 def quartiles(values: list[float]) -> dict[str, float]:
     """p25, p50 and p75 of ``values`` by linear interpolation between the closest ranks
     (statistics.quantiles' "inclusive" method), rounded as stored."""
-    # Python 3.11's quantiles wants two values; one sample is its own every percentile.
-    points = quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
-    return {name: round(value, DECIMALS) for name, value in zip(QUARTILES, points, strict=True)}
+    return percentiles(values, DECIMALS)
 
 
 def _sample(raw: Any, number: int) -> dict[str, float]:
@@ -108,8 +102,8 @@ def _sample(raw: Any, number: int) -> dict[str, float]:
 
 
 def _ordered(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    # Highest median first; equal medians in the vocabulary's order.
-    return sorted(entries, key=lambda e: (-e["p50"], _ORDER[e["key"]]))
+    # Highest median first; equal medians by key (as seed.chemistry.summarize orders them).
+    return sorted(entries, key=lambda e: (-e["p50"], e["key"]))
 
 
 def _layout(
@@ -134,18 +128,8 @@ def _from_samples(raw: Any, source: str) -> dict[str, Any]:
         raise FieldError("samples must be a non-empty array of objects")
     if len(raw) > MAX_SAMPLES:
         raise FieldError(f"samples must be at most {MAX_SAMPLES:,}")
-    samples = [_sample(item, number) for number, item in enumerate(raw, start=1)]
-    keys = sorted({key for sample in samples for key in sample}, key=_ORDER.__getitem__)
-    # A compound a sample leaves out was not detected in it: it counts as 0 there.
-    compounds = {key: quartiles([s.get(key, 0.0) for s in samples]) for key in keys}
-    totals = {
-        "total_thc": quartiles([total(s.get("delta_9_thc"), s.get("thca")) for s in samples]),
-        "total_cbd": quartiles([total(s.get("cbd"), s.get("cbda")) for s in samples]),
-        "total_terpenes": quartiles(
-            [sum(v for k, v in s.items() if k in TERPENE_KEYS) for s in samples]
-        ),
-    }
-    return _layout(compounds, totals, len(samples), source)
+    # The demo dataset's summary: a compound a sample leaves out was not detected in it (0).
+    return summarize([_sample(item, n) for n, item in enumerate(raw, start=1)], source)
 
 
 def _spread(raw: Any, where: str) -> dict[str, float]:
@@ -224,14 +208,6 @@ def chemistry() -> Parser:
     return parse
 
 
-def leading_terpenes(layout: dict[str, Any] | None) -> list[str] | None:
-    """The strain's terpene trait words from its chemistry: its leading terpenes (up to
-    three); None without chemistry or without terpenes in it."""
-    if layout is None or not layout["terpenes"]:
-        return None
-    return [entry["key"] for entry in layout["terpenes"][:3]]
-
-
 def _result(raw: Any, number: int) -> dict[str, Any]:
     where = f"results {number}"
     if not isinstance(raw, Mapping):
@@ -301,39 +277,3 @@ def lab(today: date | None = None) -> Parser:
         return {**batch, "results": checked}
 
     return parse
-
-
-def lab_totals(batch: dict[str, Any] | None) -> tuple[float | None, float | None]:
-    """A batch's total THC and total CBD by the stated formulas (a missing, nd or lt_loq input
-    counts as 0), to one decimal; (None, None) without a batch."""
-    if batch is None:
-        return None, None
-    values = {r["key"]: r["value"] for r in batch["results"]}
-    return (
-        round(total(values.get("delta_9_thc"), values.get("thca")), 1),
-        round(total(values.get("cbd"), values.get("cbda")), 1),
-    )
-
-
-def strain_copies(layout: dict[str, Any] | None) -> dict[str, Any]:
-    """The strain columns lists filter on, copied from its chemistry (all None without)."""
-    copies: dict[str, Any] = {"dominant_terpene": None, "ratio": None}
-    copies.update(dict.fromkeys(FILTERED_CANNABINOIDS))
-    if layout is None:
-        return copies
-    medians = {entry["key"]: entry["p50"] for entry in layout["cannabinoids"]}
-    copies["dominant_terpene"] = layout["terpenes"][0]["key"] if layout["terpenes"] else None
-    copies["ratio"] = ratio_of(layout["total_thc"]["p50"], layout["total_cbd"]["p50"])
-    copies.update({key: medians.get(key) for key in FILTERED_CANNABINOIDS})
-    return copies
-
-
-def menu_copies(row: dict[str, Any]) -> dict[str, Any]:
-    """A menu item's columns copied from its batch and price: totals and price per gram."""
-    total_thc, total_cbd = lab_totals(row.get("lab"))
-    grams = grams_of(row["unit"])
-    return {
-        "total_thc": total_thc,
-        "total_cbd": total_cbd,
-        "price_per_gram": None if grams is None else round(row["price"] / grams, 2),
-    }

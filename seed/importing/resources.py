@@ -16,6 +16,7 @@ from service.compounds import ORIGINS, Origin
 from service.strains import SLUG_PATTERN
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, STRAIN_TYPES, WEEKDAYS
 
+from ..chemistry import leading_terpenes
 from . import chemistry as chem
 from .fields import (
     Field,
@@ -154,11 +155,11 @@ def _strain_check(values: Values) -> list[str]:
                 f"{field} {given:g} does not match chemistry: its {total} median is {median:g} "
                 f"to one decimal; give {median:g} or leave {field} out"
             )
-    leading = chem.leading_terpenes(layout)
+    leading = leading_terpenes(layout) if layout is not None else None
     if leading is not None and values["terpenes"] and values["terpenes"] != leading:
         problems.append(
-            f"terpenes must be the leading terpenes of chemistry ({';'.join(leading)}) or be "
-            "left out"
+            f"terpenes must be the leading terpenes of chemistry ({';'.join(leading) or 'none'})"
+            " or be left out"
         )
     if values["slug"] in values["parents"]:
         problems.append(f"parents must not name the strain itself ({values['slug']})")

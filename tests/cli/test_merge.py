@@ -938,9 +938,10 @@ def test_changing_a_strains_chemistry_puts_that_strain_alone_in_the_feed(
     assert _feed_since(app, key, cursor) == [("strain", "blue-dream", "upsert")]
     after = _snapshot(app)
     row = _row(after, "strains", "slug", "blue-dream")
-    # 0.5 + 0.877 * 24.0 = 21.548
+    # 0.5 + 0.877 * 24.0 = 21.548, stored as the median 21.55; thc is that to one decimal.
+    assert row["chemistry"]["total_thc"]["p50"] == 21.55
     assert (row["thc"], row["chemistry"]["sample_count"], row["chemistry"]["source"]) == (
-        21.5,
+        21.6,
         1,
         "retest",
     )

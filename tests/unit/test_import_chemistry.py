@@ -55,15 +55,15 @@ SAMPLES = [
 def test_percentiles_interpolate_between_ranks_as_statistics_quantiles_inclusive() -> None:
     assert quartiles([10.0, 20.0, 30.0, 40.0]) == {"p25": 17.5, "p50": 25.0, "p75": 32.5}
     assert quartiles([3.0, 1.0, 2.0]) == {"p25": 1.5, "p50": 2.0, "p75": 2.5}
-    assert quartiles([0.4123456]) == {"p25": 0.412, "p50": 0.412, "p75": 0.412}
+    assert quartiles([0.4123456]) == {"p25": 0.41, "p50": 0.41, "p75": 0.41}
 
 
 def test_samples_become_the_stored_chemistry_with_totals_by_the_formulas(tmp_path: Path) -> None:
     report = _check(tmp_path, [_strain("a", chemistry={"samples": SAMPLES, "source": "lab-x"})])
     assert _issues(report) == []
     row = build_dataset(report, today=TODAY).strains[0]
-    # Per sample total THC = delta_9_thc + 0.877 * thca: 9.77, 19.54, 29.31, 39.08 (p75:
-    # 29.31 + 0.25 * 9.77 = 31.7525, stored 31.752 as the float rounds).
+    # Per sample total THC = delta_9_thc + 0.877 * thca: 9.77, 19.54, 29.31, 39.08; every
+    # percentile is rounded to two decimals as the float rounds (24.425 -> 24.42).
     assert row["chemistry"] == {
         "basis": "typical",
         "sample_count": 4,
@@ -73,15 +73,15 @@ def test_samples_become_the_stored_chemistry_with_totals_by_the_formulas(tmp_pat
             {"key": "delta_9_thc", "p25": 1.75, "p50": 2.5, "p75": 3.25},
             # Left out of a sample: not detected there, 0.
             {"key": "cbda", "p25": 0.0, "p50": 0.0, "p75": 0.05},
-            {"key": "cbg", "p25": 0.0, "p50": 0.0, "p75": 0.125},
+            {"key": "cbg", "p25": 0.0, "p50": 0.0, "p75": 0.12},
         ],
         "terpenes": [
             {"key": "myrcene", "p25": 0.55, "p50": 0.7, "p75": 0.85},
             {"key": "limonene", "p25": 0.0, "p50": 0.05, "p75": 0.15},
         ],
-        "total_thc": {"p25": 17.098, "p50": 24.425, "p75": 31.752},
-        "total_cbd": {"p25": 0.0, "p50": 0.0, "p75": 0.044},
-        "total_terpenes": {"p25": 0.725, "p50": 0.85, "p75": 0.925},
+        "total_thc": {"p25": 17.1, "p50": 24.42, "p75": 31.75},
+        "total_cbd": {"p25": 0.0, "p50": 0.0, "p75": 0.04},
+        "total_terpenes": {"p25": 0.73, "p50": 0.85, "p75": 0.92},
     }
     assert (row["thc"], row["cbd"]) == (24.4, 0.0)
     assert (row["origin"], row["dominant_terpene"], row["ratio"]) == (
@@ -109,7 +109,7 @@ def test_percentiles_are_stored_as_given_and_missing_totals_derived(tmp_path: Pa
     layout = build_dataset(report, today=TODAY).strains[0]["chemistry"]
     assert layout["total_thc"] == {"p25": 0.4, "p50": 0.5, "p75": 0.62}  # given
     # Derived: cbd + 0.877 * cbda at each percentile.
-    assert layout["total_cbd"] == {"p25": 13.655, "p50": 15.032, "p75": 16.409}
+    assert layout["total_cbd"] == {"p25": 13.65, "p50": 15.03, "p75": 16.41}
     assert layout["total_terpenes"] == {"p25": 0.0, "p50": 0.0, "p75": 0.0}
     assert (layout["sample_count"], layout["source"], layout["terpenes"]) == (38, "import", [])
     row = build_dataset(report, today=TODAY).strains[0]
