@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from seed.generate import generate
 from seed.importing import build_dataset, read_directory, validate
 from seed.importing.chemistry import quartiles
 from seed.importing.export import write_import_files
@@ -404,3 +405,40 @@ def test_export_then_import_gives_the_same_rows(tmp_path: Path) -> None:
     again = validate(read_directory(tmp_path / "out"))
     assert _issues(again) == []
     assert build_dataset(again, today=TODAY) == dataset
+
+
+def test_the_demo_datasets_chemistry_lineage_and_labs_survive_export_and_import(
+    tmp_path: Path,
+) -> None:
+    demo = generate(scale="tiny", seed=3, today=date(2026, 6, 1))
+    write_import_files(demo, tmp_path)
+    report = validate(read_directory(tmp_path))
+    assert _issues(report) == []
+    again = build_dataset(report, today=date(2026, 6, 1))
+    shown = ("slug", "thc", "cbd", "origin", "chemistry")
+    assert [{k: s[k] for k in shown} for s in again.strains] == [
+        {k: s[k] for k in shown} for s in demo.strains
+    ]
+    assert sum(s["chemistry"] is not None for s in demo.strains) > 100
+
+    def edges(dataset: Any) -> list[tuple[str, str, int]]:
+        slugs = {s["id"]: s["slug"] for s in dataset.strains}
+        return sorted(
+            (slugs[e["strain_id"]], slugs[e["parent_id"]], e["position"])
+            for e in dataset.strain_parents
+        )
+
+    assert edges(again) == edges(demo)
+    assert len(edges(demo)) > 100
+
+    def labs(dataset: Any) -> list[tuple[str, int, Any]]:
+        shops = {d["id"]: d["public_id"] for d in dataset.dispensaries}
+        return sorted(
+            (shops[m["dispensary_id"]], m["position"], m["lab"]) for m in dataset.menu_items
+        )
+
+    assert labs(again) == labs(demo)
+    assert sum(lab is not None for _, _, lab in labs(demo)) > 100
+    tables, demo_tables = again.tables(), demo.tables()
+    for name in ("strains", "strain_terpenes"):
+        assert tables[name] == demo_tables[name], name
