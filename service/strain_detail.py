@@ -17,7 +17,7 @@ from sqlalchemy import (
     String,
     bindparam,
     func,
-    literal,
+    literal_column,
     null,
     select,
     union_all,
