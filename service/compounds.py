@@ -163,3 +163,7 @@ UNITS = (PERCENT,)
 def list_compounds() -> list[Compound]:
     """Every compound the service knows, in the order of COMPOUNDS (cannabinoids first)."""
     return list(COMPOUNDS)
+
+
+BASES = words(Basis)
+COMPOUND_KINDS = words(CompoundKind)
