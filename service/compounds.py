@@ -167,3 +167,6 @@ def list_compounds() -> list[Compound]:
 
 BASES = words(Basis)
 COMPOUND_KINDS = words(CompoundKind)
+# The most parents a strain is taken to have (a cross has two): what the GraphQL cost estimate
+# sizes Lineage.parents by.
+MAX_PARENTS = 4

@@ -128,49 +128,56 @@ def render_chemistry(stored: Mapping[str, Any] | None) -> Chemistry | None:
 
 
 # The parts of the extras statement, by the number each row carries in its ``part`` column.
-TERPENES, PARENTS, CHILDREN = 0, 1, 2
+TERPENES, PARENTS, CHILDREN, ORIGIN = 0, 1, 2, 3
+
+
+def _part(strain_id: Any, part: int, position: Any, name: Any, slug: Any) -> AnySelect:
+    """One part of the extras statement: its columns, labelled alike in every part."""
+    return select(
+        strain_id.label("strain_id"),
+        literal_column(str(part), Integer).label("part"),
+        position.label("position"),
+        name.label("name"),
+        slug.label("slug"),
+    )
 
 
 @lru_cache(maxsize=4)
 def _extras_statement(parts: tuple[int, ...]) -> AnySelect:
     """For the strains ``:ids``, one row per terpene (part 0: position, name), per parent
-    (part 1: position, name, slug) and one children count per strain that has children (part
-    2: the count in ``position``), ordered by strain, part and position."""
+    (part 1: position, name, slug), one children count per strain that has children (part
+    2: the count in ``position``) and its origin (part 3, in ``name``), ordered by strain, part
+    and position."""
     ids: BindParameter[int] = bindparam("ids", expanding=True)
+    no_text = null().cast(String)
     selects = []
     if TERPENES in parts:
         selects.append(
-            select(
-                StrainTerpene.strain_id.label("strain_id"),
-                literal_column(str(TERPENES), Integer).label("part"),
-                StrainTerpene.position.label("position"),
-                StrainTerpene.name.label("name"),
-                null().cast(String).label("slug"),
+            _part(
+                StrainTerpene.strain_id,
+                TERPENES,
+                StrainTerpene.position,
+                StrainTerpene.name,
+                no_text,
             ).where(StrainTerpene.strain_id.in_(ids))
         )
     if PARENTS in parts:
         selects.append(
-            select(
-                StrainParent.strain_id,
-                literal_column(str(PARENTS), Integer),
-                StrainParent.position,
-                Strain.name,
-                Strain.slug,
-            )
+            _part(StrainParent.strain_id, PARENTS, StrainParent.position, Strain.name, Strain.slug)
             .join_from(StrainParent, Strain, Strain.id == StrainParent.parent_id)
             .where(StrainParent.strain_id.in_(ids))
         )
     if CHILDREN in parts:
         selects.append(
-            select(
-                StrainParent.parent_id,
-                literal_column(str(CHILDREN), Integer),
-                func.count(),
-                null().cast(String),
-                null().cast(String),
-            )
+            _part(StrainParent.parent_id, CHILDREN, func.count(), no_text, no_text)
             .where(StrainParent.parent_id.in_(ids))
             .group_by(StrainParent.parent_id)
+        )
+    if ORIGIN in parts:
+        selects.append(
+            _part(Strain.id, ORIGIN, literal_column("0", Integer), Strain.origin, no_text).where(
+                Strain.id.in_(ids)
+            )
         )
     combined = union_all(*selects).subquery("extras")
     return select(*combined.c).order_by(combined.c.strain_id, combined.c.part, combined.c.position)
@@ -183,6 +190,7 @@ class Extras(NamedTuple):
     terpenes: list[str]
     parents: list[ParentRef]
     children_count: int
+    origin: str | None  # when read
 
 
 def extras_by_strain(
@@ -190,8 +198,8 @@ def extras_by_strain(
 ) -> dict[int, Extras]:
     """Each strain's terpenes, parents and children count (only the ``parts`` asked for are
     read; the others stay empty), keyed by strain id (all ids present): one statement."""
-    found: dict[int, tuple[list[str], list[ParentRef], list[int]]] = {
-        id_: ([], [], [0]) for id_ in ids
+    found: dict[int, tuple[list[str], list[ParentRef], list[Any]]] = {
+        id_: ([], [], [0, None]) for id_ in ids
     }
     if found:
         read: Sequence[Any] = rows(db, _extras_statement(parts), {"ids": list(found)})
@@ -201,21 +209,24 @@ def extras_by_strain(
                 terpenes.append(name)
             elif part == PARENTS:
                 parents.append(ParentRef(slug=slug, name=name))
-            else:
+            elif part == CHILDREN:
                 children[0] = position
+            else:
+                children[1] = name
     return {
-        id_: Extras(terpenes, parents, children[0])
+        id_: Extras(terpenes, parents, children[0], children[1])
         for id_, (terpenes, parents, children) in found.items()
     }
 
 
-def lineage_by_strain(db: Reader, origins: Mapping[int, str]) -> dict[int, Lineage]:
-    """The lineage summary of each strain (keyed by id, with its ``origins`` given): one
-    statement for their parents and children counts."""
-    extras = extras_by_strain(db, origins, (PARENTS, CHILDREN))
+def lineage_by_strain(db: Reader, ids: Iterable[int]) -> dict[int, Lineage]:
+    """The lineage summary of each strain, keyed by id (every id of a strain that exists): one
+    statement for their origins, parents and children counts."""
+    extras = extras_by_strain(db, ids, (PARENTS, CHILDREN, ORIGIN))
     return {
-        id_: Lineage(origin, extras[id_].parents, extras[id_].children_count)
-        for id_, origin in origins.items()
+        id_: Lineage(found.origin, found.parents, found.children_count)
+        for id_, found in extras.items()
+        if found.origin is not None
     }
 
 
