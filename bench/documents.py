@@ -45,7 +45,7 @@ OFFSETS = (0, 0, 0, 1, 10, 100, 1000, 1_000_000)
 # Leaf fields of each type (every one comes up; __typename too).
 LEAVES = {
     "Strain": ["id", "slug", "name", "type", "thc", "cbd", "effects", "flavors", "description",
-               "rating", "reviewCount", "terpenes"],
+               "rating", "reviewCount", "terpenes", "dominantTerpene", "ratio"],
     "Dispensary": ["id", "name", "address", "type", "rating", "delivery", "phone", "website",
                    "timezone", "reviewCount", "distance", "price", "unit", "isOpen", "nextChange"],
     "Deal": ["id", "title", "dispensaryName", "category", "discount", "expires", "distance"],
@@ -71,6 +71,24 @@ INTROSPECTION = (
     "__schema { types { name description enumValues { name } possibleTypes { name } } }",
 )
 TYPE_NAMES = ("Query", "Dispensary", "Strain", "PlaceSort", "NearInput", "Boolean")
+# A strain's chemistry and lineage: what a selection of each may pick.
+TERPENES = ("MYRCENE", "LIMONENE", "CARYOPHYLLENE", "PINENE", "LINALOOL", "OCIMENE")
+RATIOS = ("THC_DOMINANT", "CBD_DOMINANT", "BALANCED")
+PARENTS = ("girl-scout-cookies", "blueberry", "og-kush", "no-such-strain")
+CHEMISTRY_PARTS = (
+    "basis",
+    "sampleCount",
+    "source",
+    "dominantTerpene",
+    "ratio",
+    "cannabinoids { key name unit p25 p50 p75 }",
+    "terpenes { key p50 }",
+    "totalThc { p25 p50 p75 formula }",
+    "totalCbd { p50 formula }",
+    "totalTerpenes { p50 }",
+)
+LINEAGE_PARTS = ("origin", "childrenCount", "parents { slug name }")
+COMPOUND_PARTS = ("key", "name", "kind", "aliases")
 
 
 @dataclass
@@ -275,8 +293,22 @@ def _one(field_name: str, type_name: str) -> Callable[[_Builder, int], str]:
     return build
 
 
+def _picked(b: _Builder, parts: tuple[str, ...]) -> str:
+    return " ".join(b.rng.sample(parts, b.rng.randint(1, len(parts))))
+
+
+def _chemistry(b: _Builder, depth: int) -> str:
+    b.uses.add("chemistry->Chemistry")
+    return f"chemistry {{ {_picked(b, CHEMISTRY_PARTS)} }}"
+
+
+def _lineage(b: _Builder, depth: int) -> str:
+    b.uses.add("lineage->Lineage")
+    return f"lineage {{ {_picked(b, LINEAGE_PARTS)} }}"
+
+
 RELATIONS: dict[str, tuple[Callable[[_Builder, int], str], ...]] = {
-    "Strain": (_strain_dispensaries,),
+    "Strain": (_strain_dispensaries, _chemistry, _lineage),
     "Dispensary": (
         _nested_window("deals", 100),
         _nested_window("menu", 100),
@@ -315,11 +347,31 @@ def _strains(b: _Builder, depth: int) -> str:
     ):
         if rng.random() < 0.15:
             given[name] = ("Float", float(rng.randint(low, high)))
+    _chemistry_filters(b, given)
     b.since(given)
     if rng.random() < 0.2:
         given["sort"] = ("StrainSort", _Enum(rng.choice(("NAME", *STAMP_SORTS))))
     b.window(given)
     return b.page(f"strains{b.arguments('Query.strains', given)}", "Strain", depth)
+
+
+def _chemistry_filters(b: _Builder, given: dict[str, tuple[str, Any]]) -> None:
+    """The strain list's chemistry and parent arguments, now and then."""
+    rng = b.rng
+    for one, many, graphql_type, words in (
+        ("terpene", "terpenes", "Terpene", TERPENES),
+        ("dominantTerpene", "dominantTerpenes", "Terpene", TERPENES),
+        ("ratio", "ratios", "Ratio", RATIOS),
+    ):
+        if rng.random() < 0.1:
+            given[one] = (graphql_type, _Enum(rng.choice(words)))
+        elif rng.random() < 0.08:
+            given[many] = (f"[{graphql_type}!]", [_Enum(w) for w in rng.sample(words, 2)])
+    for name in ("cbgMin", "cbnMin", "thcvMin", "cbcMin"):
+        if rng.random() < 0.08:
+            given[name] = ("Float", rng.choice((0.1, 0.2, 0.5, 1.0)))
+    if rng.random() < 0.08:
+        given["parent"] = ("String", rng.choice(PARENTS))
 
 
 def _dispensaries(b: _Builder, depth: int) -> str:
@@ -476,6 +528,11 @@ def _introspection(b: _Builder, depth: int) -> str:
     return template
 
 
+def _compounds(b: _Builder, depth: int) -> str:
+    b.uses.add("Query.compounds")
+    return f"compounds {{ {_picked(b, COMPOUND_PARTS)} }}"
+
+
 ROOTS: dict[str, Callable[[_Builder, int], str]] = {
     "strains": _strains,
     "strain": _by_id("strain", "Strain", "slug", lambda rng: rng.choice(SLUGS)),
@@ -494,6 +551,7 @@ ROOTS: dict[str, Callable[[_Builder, int], str]] = {
     "node": _node,
     "nodes": _nodes,
     "changes": _changes,
+    "compounds": _compounds,
 }
 # How often each root is drawn: lists more often than single records.
 WEIGHTS = {

@@ -13,11 +13,13 @@ import strawberry
 from service import bounds
 from service.bounds import MAX_OFFSET, ListBound
 from service.filters import (
+    MAX_CANNABINOID,
     MAX_CBD,
     MAX_THC,
     MAX_VALUES,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
+    SLUG_MAX_LENGTH,
     WORD_MAX_LENGTH,
 )
 from service.nodes import MAX_NODE_IDS
@@ -25,7 +27,17 @@ from service.places import DEFAULT_RADIUS_MILES, LAT_EXAMPLE, LNG_EXAMPLE, MAX_R
 from service.vocab import DealCategory
 from service.when import FIRST_YEAR, LAST_YEAR, OPEN_AT_EXAMPLE, SINCE_EXAMPLE
 
-from .enums import DealSort, DispensaryType, LawSort, PlaceSort, SearchType, StrainSort, StrainType
+from .enums import (
+    DealSort,
+    DispensaryType,
+    LawSort,
+    PlaceSort,
+    Ratio,
+    SearchType,
+    StrainSort,
+    StrainType,
+    TerpeneKey,
+)
 
 
 def _described(description: str) -> object:
@@ -125,6 +137,51 @@ CbdMin = Annotated[float | None, _described(f"Minimum CBD percentage, from 0 to 
 CbdMax = Annotated[
     float | None,
     _described(f"Maximum CBD percentage, not below cbdMin, from 0 to {MAX_CBD:g}."),
+]
+_TERPENES = _listed([t.name for t in TerpeneKey])
+_RATIOS = _listed([r.name for r in Ratio])
+Terpene = Annotated[
+    TerpeneKey | None,
+    _described(f"Only strains with this terpene among their three leading ones: {_TERPENES}."),
+]
+Terpenes = Annotated[
+    list[TerpeneKey] | None,
+    _any_of("terpenes, each as terpene takes it", "terpene"),
+]
+DominantTerpene = Annotated[
+    TerpeneKey | None,
+    _described(f"Only strains whose dominant terpene is this one: {_TERPENES}."),
+]
+DominantTerpenes = Annotated[
+    list[TerpeneKey] | None,
+    _any_of("terpenes, each as dominantTerpene takes it", "dominantTerpene"),
+]
+RatioFilter = Annotated[
+    Ratio | None,
+    _described(
+        f"Only strains with this ratio of total THC to total CBD (on the medians): {_RATIOS}."
+    ),
+]
+Ratios = Annotated[list[Ratio] | None, _any_of(f"ratios ({_RATIOS})", "ratio")]
+
+
+def _median_minimum(compound: str) -> object:
+    return _described(
+        f"Minimum median {compound} percentage, from 0 to {MAX_CANNABINOID:g}; a strain "
+        "without chemistry never matches."
+    )
+
+
+CbgMin = Annotated[float | None, _median_minimum("CBG")]
+CbnMin = Annotated[float | None, _median_minimum("CBN")]
+ThcvMin = Annotated[float | None, _median_minimum("THCV")]
+CbcMin = Annotated[float | None, _median_minimum("CBC")]
+Parent = Annotated[
+    str | None,
+    _described(
+        "Only the children of this strain (strains bred from it): its slug such as blue-dream "
+        f"(any case), at most {SLUG_MAX_LENGTH} characters. An unknown slug matches nothing."
+    ),
 ]
 
 

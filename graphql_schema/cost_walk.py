@@ -40,6 +40,7 @@ from graphql.execution.values import VariableValues, get_argument_values
 from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 
 from service.bounds import LISTS
+from service.compounds import CANNABINOID_KEYS, COMPOUNDS, MAX_PARENTS, TERPENE_KEYS
 from service.dataset import TableSizes
 from service.geo import JURISDICTIONS
 from service.nodes import MAX_NODE_IDS
@@ -69,6 +70,11 @@ LIST_SIZES: dict[tuple[str, str], ListSize] = {
     ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),
     # One record per id asked for (the argument is a list: its length is the size).
     ("Query", "nodes"): ListSize(MAX_NODE_IDS, argument="ids"),
+    # The chemistry vocabulary: every compound, a strain's compounds of each kind, its parents.
+    ("Query", "compounds"): ListSize(len(COMPOUNDS), argument=None),
+    ("Chemistry", "cannabinoids"): ListSize(len(CANNABINOID_KEYS), argument=None),
+    ("Chemistry", "terpenes"): ListSize(len(TERPENE_KEYS), argument=None),
+    ("Lineage", "parents"): ListSize(MAX_PARENTS, argument=None),
 }
 
 

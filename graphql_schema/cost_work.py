@@ -34,7 +34,28 @@ STOCKIST = 1.2
 TRAIT = 0.04
 SCANNED = 0.3
 TRAITS = ("effect", "effects", "flavor", "flavors")
-TESTED = ("type", "types", "thcMin", "thcMax", "cbdMin", "cbdMax", "updatedSince")
+TESTED = (
+    "type",
+    "types",
+    "thcMin",
+    "thcMax",
+    "cbdMin",
+    "cbdMax",
+    "updatedSince",
+    # Chemistry: the strain's own columns, or its leading terpenes' rows (an EXISTS per strain).
+    "terpene",
+    "terpenes",
+    "dominantTerpene",
+    "dominantTerpenes",
+    "ratio",
+    "ratios",
+    "cbgMin",
+    "cbnMin",
+    "thcvMin",
+    "cbcMin",
+)
+# A parent's children are the candidates (a few), read through an index and sorted.
+PARENT = "parent"
 # Orders read from an index, page by page (a stamp order walks the (updated_at, id) index).
 WALKED = (None, "name", "expires", "updated_at", "-updated_at")
 # A point's circle of this radius reads about every row (its bounding box's latitude band
@@ -73,6 +94,11 @@ WORK: dict[tuple[str, str], FieldWork] = {
     ("Query", "nodes"): FieldWork(statement=5 * ROOT_RECORD.statement),
     **{("Query", name): ROOT_RECORD for name in ("strain", "dispensary", "deal", "doctor", "law")},
     ("Strain", "terpenes"): FieldWork(call=8, statement=120),
+    # Read for every strain of the request at once (none for Query.strain: its detail has them).
+    ("Strain", "chemistry"): FieldWork(call=8, statement=120),
+    ("Strain", "lineage"): FieldWork(call=8, statement=120),
+    # The vocabulary, built without a statement.
+    ("Query", "compounds"): FieldWork(call=8),
     ("Strain", "dispensaries"): NESTED_LIST,
     ("Dispensary", "deals"): NESTED_LIST,
     ("Dispensary", "menu"): FieldWork(call=12, statement=120),
@@ -162,8 +188,11 @@ def _doctors(arguments: Mapping[str, Any], sizes: TableSizes) -> int:
 
 def _strains(arguments: Mapping[str, Any], sizes: TableSizes) -> int:
     """Strains are counted through an index; each effect or flavor asked for reads its trait
-    index, and a type or a THC or CBD range without one is tested on every strain; an offset
-    reads the rows it skips."""
+    index, and a type, a THC or CBD range or a chemistry filter without one is tested on every
+    strain; an offset reads the rows it skips. With a parent, only its few children are read
+    (and what an offset skips)."""
+    if _given(arguments, PARENT) is not None:
+        return math.ceil(min(_offset(arguments), sizes.strains) * SKIPPED) + 1
     traits = sum(_values_given(arguments, name) for name in TRAITS)
     ranged = any(_given(arguments, name) is not None for name in TESTED)
     weight = COUNTED + traits * TRAIT + (SCANNED if ranged and not traits else 0.0)
@@ -206,7 +235,7 @@ _OFFSET = ("offset",)
 _LOCATION = ("near", "zip", "radius", "bbox")
 _TIME = ("openNow", "openAt", "sort", "updatedSince")
 ROWS: dict[tuple[str, str], Reading] = {
-    ("Query", "strains"): Reading(_strains, (*TRAITS, *TESTED, *_OFFSET)),
+    ("Query", "strains"): Reading(_strains, (*TRAITS, *TESTED, PARENT, *_OFFSET)),
     ("Query", "dispensaries"): Reading(
         _dispensaries, ("state", "states", *_LOCATION, *_TIME, *_OFFSET)
     ),

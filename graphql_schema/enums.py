@@ -9,21 +9,45 @@ from enum import Enum
 
 import strawberry
 
+from service.compounds import Basis, CompoundKey, CompoundKind, Origin, Ratio, TerpeneKey
 from service.vocab import DispensaryType, SearchType, StrainType
 
 __all__ = [
+    "Basis",
+    "CompoundKey",
+    "CompoundKind",
     "DealSort",
     "DispensaryType",
     "LawSort",
+    "Origin",
     "PlaceSort",
+    "Ratio",
     "SearchType",
     "StrainSort",
     "StrainType",
+    "TerpeneKey",
 ]
 
 strawberry.enum(StrainType, description="Strain type.")
 strawberry.enum(DispensaryType, description="Dispensary license type.")
 strawberry.enum(SearchType, description="Kind of result a search is restricted to.")
+# The chemistry vocabulary (service.compounds).
+strawberry.enum(
+    CompoundKey, description="A compound the service knows (Query.compounds lists them)."
+)
+strawberry.enum(TerpeneKey, name="Terpene", description="A terpene the service knows.")
+strawberry.enum(CompoundKind, description="What a compound is.")
+strawberry.enum(
+    Ratio,
+    description="How total THC compares with total CBD, on the medians: one is dominant when "
+    "it is at least twice the other, else balanced.",
+)
+strawberry.enum(Origin, description="Where a strain comes from.")
+strawberry.enum(
+    Basis,
+    name="ChemistryBasis",
+    description="What a chemistry describes: typical = the spread over many samples of the strain.",
+)
 
 
 _UPDATED_AT = "Oldest change (updatedAt) first; ties go to the id."

@@ -29,6 +29,11 @@ class BatchCache:
             seen = self._seen[kind] = {}
         seen[key] = None
 
+    def prime(self, relation: Hashable, key: Hashable, value: Any) -> None:
+        """Keep ``value`` as ``relation`` of ``key``, read by other means (a detail that read
+        it with its record), so ``load`` does not fetch it again."""
+        self._loaded.setdefault(relation, {})[key] = value
+
     def load(
         self,
         relation: Hashable,

@@ -34,6 +34,7 @@ from .arguments import (
     UpdatedSince,
 )
 from .change_fields import changes_page
+from .chemistry_type import Compound, all_compounds
 from .context import Context
 from .cost import MAX_ALIASES, MAX_DEPTH, DocumentLimits
 from .deal_fields import deals_page
@@ -68,8 +69,9 @@ def _value(enum_member: SearchType | None) -> str | None:
 class Query:
     strains = strawberry.field(
         resolver=strains_page,
-        description="Strains by type, effect, flavor (each any of several), THC and CBD range; "
-        "by name.",
+        description="Strains by type, effect, flavor (each any of several), THC and CBD range, "
+        "terpene, dominant terpene and ratio (each any of several), minimum medians of minor "
+        "cannabinoids and parent; by name.",
     )
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
@@ -80,6 +82,12 @@ class Query:
             return Strain.from_model(strains.get_strain(info.context.db, slug), info)
         except NotFound:
             return None
+
+    compounds: list[Compound] = strawberry.field(
+        resolver=all_compounds,
+        description="Every compound the service knows, cannabinoids first: the keys chemistry "
+        "shows and the terpene filters take.",
+    )
 
     dispensaries = strawberry.field(
         resolver=dispensaries_page,

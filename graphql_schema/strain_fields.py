@@ -1,4 +1,4 @@
-"""Query.strains: strains by type, effect, flavor, THC and CBD range."""
+"""Query.strains: strains by type, effect, flavor, THC and CBD range, chemistry and parent."""
 
 from strawberry import Info
 
@@ -7,19 +7,30 @@ from service.filters import StrainFilters
 from service.paging import PageRequest
 
 from .arguments import (
+    CbcMin,
     CbdMax,
     CbdMin,
+    CbgMin,
+    CbnMin,
+    DominantTerpene,
+    DominantTerpenes,
     Effect,
     Effects,
     Flavor,
     Flavors,
     Offset,
+    Parent,
+    RatioFilter,
+    Ratios,
     StrainOrder,
     StrainsLimit,
     StrainTypeFilter,
     StrainTypes,
+    Terpene,
+    Terpenes,
     ThcMax,
     ThcMin,
+    ThcvMin,
     UpdatedSince,
 )
 from .context import Context
@@ -46,12 +57,28 @@ def strains_page(
     offset: Offset = 0,
     updated_since: UpdatedSince = None,
     sort: StrainOrder = None,
+    terpene: Terpene = None,
+    terpenes: Terpenes = None,
+    dominant_terpene: DominantTerpene = None,
+    dominant_terpenes: DominantTerpenes = None,
+    ratio: RatioFilter = None,
+    ratios: Ratios = None,
+    cbg_min: CbgMin = None,
+    cbn_min: CbnMin = None,
+    thcv_min: ThcvMin = None,
+    cbc_min: CbcMin = None,
+    parent: Parent = None,
 ) -> Page[Strain] | None:
     """Query.strains."""
     any_of = AnyOf()
     type_or_types = any_of.pick("type", type, "types", types)
     effect_or_effects = any_of.pick("effect", effect, "effects", effects)
     flavor_or_flavors = any_of.pick("flavor", flavor, "flavors", flavors)
+    terpene_or_terpenes = any_of.pick("terpene", terpene, "terpenes", terpenes)
+    dominant = any_of.pick(
+        "dominant_terpene", dominant_terpene, "dominant_terpenes", dominant_terpenes
+    )
+    ratio_or_ratios = any_of.pick("ratio", ratio, "ratios", ratios)
     with any_of.naming():
         filters = StrainFilters.create(
             type=enum_values(type_or_types),
@@ -63,6 +90,14 @@ def strains_page(
             cbd_max=cbd_max,
             updated_since=since_of(updated_since, info.context.instant),
             sort=value(sort),
+            terpene=enum_values(terpene_or_terpenes),
+            dominant_terpene=enum_values(dominant),
+            ratio=enum_values(ratio_or_ratios),
+            cbg_min=cbg_min,
+            cbn_min=cbn_min,
+            thcv_min=thcv_min,
+            cbc_min=cbc_min,
+            parent=parent,
         )
     page = strains.list_strains(
         info.context.db, filters, PageRequest.within(bounds.STRAINS, limit, offset)

@@ -25,9 +25,12 @@ from .arguments import (
     UpdatedSince,
     Zip,
 )
+from .chemistry_type import Chemistry, Lineage, chemistry_of, lineage_of, prime_detail
+from .chemistry_type import ratio_of as ratio_enum
+from .chemistry_type import terpene_of as terpene_enum
 from .context import Context
 from .dispensary_filters import dispensary_filters
-from .enums import StrainType
+from .enums import Ratio, StrainType, TerpeneKey
 from .lazy import LazyDispensary
 from .node import Node
 from .places import updated_since as since_of
@@ -46,13 +49,19 @@ class Strain(Node):
     description: str
     rating: float
     review_count: int
+    dominant_terpene: TerpeneKey | None = strawberry.field(
+        description="The terpene with the highest median in its chemistry; null without."
+    )
+    ratio: Ratio | None = strawberry.field(
+        description="How total THC compares with total CBD in its chemistry; null without."
+    )
     _pk: strawberry.Private[int] = 0
     _updated_at: strawberry.Private[datetime] = NEVER
 
     @classmethod
     def from_model(cls, s: StrainRow | StrainDetail, info: Info[Context, None]) -> "Strain":
         info.context.batch.register_one("strain", s.id)
-        return cls(
+        built = cls(
             id=strawberry.ID(s.slug),
             slug=s.slug,
             name=s.name,
@@ -64,9 +73,14 @@ class Strain(Node):
             description=s.description,
             rating=s.rating,
             review_count=s.review_count,
+            dominant_terpene=terpene_enum(s.dominant_terpene),
+            ratio=ratio_enum(s.ratio),
             _pk=s.id,
             _updated_at=as_utc(s.updated_at),
         )
+        if isinstance(s, StrainDetail):
+            prime_detail(info, s)  # its terpenes, chemistry and lineage are read already
+        return built
 
     @strawberry.field
     def terpenes(self, info: Info[Context, None]) -> list[str]:
@@ -125,6 +139,19 @@ class Strain(Node):
             dispensary_type.Dispensary.from_model(row, info, row.distance, stocking=self._pk)
             for row in rows
         ]
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The strain's typical chemistry (percentiles over its samples); null when "
+        "it has no samples, never zeros."
+    )
+    def chemistry(self, info: Info[Context, None]) -> Chemistry | None:
+        return chemistry_of(info, self._pk)
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="Where the strain comes from: origin, parents and how many children."
+    )
+    def lineage(self, info: Info[Context, None]) -> Lineage:
+        return lineage_of(info, self._pk)
 
     @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
     def updated_at(self) -> datetime:

@@ -13,6 +13,7 @@ from web.routes import OPEN, RoutePolicy, declare_paths, number_params
 
 from . import (  # noqa: F401  (routes)
     changes,
+    compounds,
     deals,
     dispensaries,
     doctors,

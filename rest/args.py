@@ -12,9 +12,11 @@ from marshmallow import EXCLUDE, Schema, fields, post_load
 
 from service import bounds
 from service.bounds import ListBound
+from service.compounds import RATIOS, TERPENE_KEYS
 from service.filters import (
     DEAL_SORTS,
     LAW_SORTS,
+    MAX_CANNABINOID,
     MAX_CBD,
     MAX_THC,
     PLACE_SORTS,
@@ -72,6 +74,20 @@ class StrainArgs(_ListArgs):
     thc_max = param.percent("Maximum THC percentage, not below thc_min", MAX_THC)
     cbd_min = param.percent("Minimum CBD percentage", MAX_CBD)
     cbd_max = param.percent("Maximum CBD percentage, not below cbd_min", MAX_CBD)
+    terpene = param.any_of(
+        param.choice(TERPENE_KEYS, "A terpene among the strain's three leading ones: "), "terpenes"
+    )
+    dominant_terpene = param.any_of(
+        param.choice(TERPENE_KEYS, "The strain's dominant terpene: "), "terpenes"
+    )
+    ratio = param.any_of(
+        param.choice(RATIOS, "How total THC compares with total CBD (on the medians): "), "ratios"
+    )
+    cbg_min = param.percent("Minimum median CBG percentage", MAX_CANNABINOID)
+    cbn_min = param.percent("Minimum median CBN percentage", MAX_CANNABINOID)
+    thcv_min = param.percent("Minimum median THCV percentage", MAX_CANNABINOID)
+    cbc_min = param.percent("Minimum median CBC percentage", MAX_CANNABINOID)
+    parent = param.slug("Only the children of this strain (strains bred from it).")
     updated_since = param.updated_since()
     sort = param.sort(STRAIN_SORTS, "name", "name")
 

@@ -77,6 +77,7 @@ RELATIVE_SERVER = "/"
 TAGS = (
     ("index", "What the API offers, its docs and how to get a key; no key needed."),
     ("strains", "Strain profiles, and where to buy a strain."),
+    ("compounds", "The cannabinoids and terpenes the service knows: the keys chemistry uses."),
     ("dispensaries", "Licensed dispensaries: near a point, on a map, open now; menus, reviews."),
     ("deals", "Active deals of dispensaries."),
     ("doctors", "Medical marijuana doctors, by place and telehealth."),

@@ -6,7 +6,7 @@ from marshmallow import fields
 from webargs.fields import DelimitedList
 
 from service.bounds import MAX_OFFSET, ListBound
-from service.filters import MAX_VALUES, WORD_MAX_LENGTH
+from service.filters import MAX_VALUES, SLUG_MAX_LENGTH, WORD_MAX_LENGTH
 from service.geo import JURISDICTIONS
 from service.numbers import NUMBER_PATTERN
 from service.places import (
@@ -26,6 +26,7 @@ from .fields import (
 )
 from .openapi import (
     NOT_SPACE,
+    SPACE,
     ZIP_PATTERN,
     choice_pattern,
     state_pattern,
@@ -135,6 +136,18 @@ def word(example: str) -> fields.String:
             f"spaces or hyphens; at most {WORD_MAX_LENGTH} characters. An unknown word matches "
             "nothing.",
             "pattern": word_pattern(WORD_MAX_LENGTH),
+        }
+    )
+
+
+def slug(description: str) -> fields.String:
+    return fields.String(
+        metadata={
+            "description": f"{description} A strain's slug such as blue-dream (any case): "
+            f"letters and digits in words joined by hyphens, at most {SLUG_MAX_LENGTH} "
+            "characters. An unknown slug matches nothing.",
+            "pattern": f"^{SPACE}*[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*{SPACE}*$",
+            "maxLength": SLUG_MAX_LENGTH,
         }
     )
 

@@ -5,6 +5,17 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, fields
 
 from service.bounds import DISPENSARY_REVIEWS
+from service.compounds import (
+    BASES,
+    COMPOUND_KEYS,
+    COMPOUND_KINDS,
+    ORIGINS,
+    RATIOS,
+    TERPENE_KEYS,
+    TOTAL_CBD_FORMULA,
+    TOTAL_THC_FORMULA,
+    UNITS,
+)
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
 from .fields import OptionalBoolean, OptionalFloat, OptionalString, Stamp
@@ -63,8 +74,120 @@ class _StrainFields(Output):
     flavors = fields.List(fields.String(), required=True)
 
 
+def _dominant_terpene() -> fields.String:
+    return fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The key of the terpene with the highest median in the strain's "
+            "chemistry; null without chemistry.",
+            # null among the words too: OpenAPI 3.0 nullable enums need it (generated clients).
+            "enum": [*TERPENE_KEYS, None],
+        },
+    )
+
+
+def _ratio() -> fields.String:
+    return fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "thc_dominant when total THC is at least twice total CBD, "
+            "cbd_dominant when total CBD is at least twice total THC, else balanced (on the "
+            "medians); null without chemistry.",
+            "enum": [*RATIOS, None],
+        },
+    )
+
+
 class StrainItemSchema(_StrainFields):
+    dominant_terpene = _dominant_terpene()
+    ratio = _ratio()
     updated_at = _updated_at()
+
+
+_PERCENTILE = "percentile over the strain's samples, percent of dry weight (0 to 100)."
+
+
+def _percentile(which: str) -> fields.Float:
+    return fields.Float(required=True, metadata={"description": f"{which} {_PERCENTILE}"})
+
+
+class ChemistryCompoundSchema(Output):
+    """One compound's spread over the strain's samples."""
+
+    key = fields.String(required=True, metadata={"enum": list(COMPOUND_KEYS)})
+    name = fields.String(required=True, metadata={"example": "THCA"})
+    unit = fields.String(required=True, metadata={"enum": list(UNITS)})
+    p25 = _percentile("25th")
+    p50 = _percentile("50th (the median)")
+    p75 = _percentile("75th")
+
+
+class ChemistrySpreadSchema(Output):
+    """A total's percentiles over the strain's samples."""
+
+    p25 = _percentile("25th")
+    p50 = _percentile("50th (the median)")
+    p75 = _percentile("75th")
+
+
+class ChemistryTotalSchema(ChemistrySpreadSchema):
+    """A total's percentiles and the formula each sample's total follows."""
+
+    formula = fields.String(
+        required=True,
+        metadata={
+            "description": "How the total is computed from each sample's compounds.",
+            "enum": [TOTAL_THC_FORMULA, TOTAL_CBD_FORMULA],
+        },
+    )
+
+
+class StrainChemistrySchema(Output):
+    """A strain's typical chemistry: percentiles over its samples."""
+
+    basis = fields.String(required=True, metadata={"enum": list(BASES)})
+    sample_count = fields.Integer(
+        required=True, metadata={"description": "Samples the percentiles are taken over."}
+    )
+    source = fields.String(
+        required=True, metadata={"description": "Where the samples come from.", "example": "demo"}
+    )
+    cannabinoids = fields.List(
+        fields.Nested(ChemistryCompoundSchema),
+        required=True,
+        metadata={"description": "Highest median first."},
+    )
+    terpenes = fields.List(
+        fields.Nested(ChemistryCompoundSchema),
+        required=True,
+        metadata={"description": "Highest median first; the first is the dominant terpene."},
+    )
+    total_thc = fields.Nested(ChemistryTotalSchema, required=True)
+    total_cbd = fields.Nested(ChemistryTotalSchema, required=True)
+    total_terpenes = fields.Nested(ChemistrySpreadSchema, required=True)
+    dominant_terpene = _dominant_terpene()
+    ratio = fields.String(required=True, metadata={"enum": list(RATIOS)})
+
+
+class StrainParentSchema(Output):
+    slug = fields.String(required=True)
+    name = fields.String(required=True)
+
+
+class StrainLineageSchema(Output):
+    """Where a strain comes from."""
+
+    origin = fields.String(required=True, metadata={"enum": list(ORIGINS)})
+    parents = fields.List(
+        fields.Nested(StrainParentSchema),
+        required=True,
+        metadata={"description": "First parent first; empty for a landrace or unknown origin."},
+    )
+    children_count = fields.Integer(
+        required=True, metadata={"description": "Strains bred from this one."}
+    )
 
 
 class StrainSchema(_StrainFields):
@@ -74,7 +197,29 @@ class StrainSchema(_StrainFields):
     terpenes = fields.List(fields.String(), required=True)
     rating = fields.Float(required=True)
     reviewCount = fields.Integer(attribute="review_count", required=True)
+    dominant_terpene = _dominant_terpene()
+    ratio = _ratio()
+    chemistry = fields.Nested(
+        StrainChemistrySchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "null when the strain has no samples (never zeros)."},
+    )
+    lineage = fields.Nested(StrainLineageSchema, required=True)
     updated_at = _updated_at()
+
+
+class CompoundSchema(Output):
+    """A compound the service knows (GET /compounds)."""
+
+    key = fields.String(required=True, metadata={"enum": list(COMPOUND_KEYS)})
+    name = fields.String(required=True, metadata={"example": "THCA"})
+    kind = fields.String(required=True, metadata={"enum": list(COMPOUND_KINDS)})
+    aliases = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Other names lab reports print for it (import accepts them)."},
+    )
 
 
 class DispensaryItemSchema(Output):

@@ -31,8 +31,13 @@ from .schemas import (
 @not_modified(bp)
 @operation_id(bp, "listStrains")
 def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
-    """List strains, filtered by type, effect, flavor, THC and CBD ranges; by name.
+    """List strains, filtered by type, effect, flavor, THC and CBD ranges, chemistry and
+    parent; by name.
 
+    Chemistry: terpene (among the three leading), dominant_terpene and ratio take words of
+    their vocabulary (an unknown one is a 400 listing them); cbg_min, cbn_min, thcv_min and
+    cbc_min bound a compound's median (a strain without chemistry never matches them).
+    parent: the strains bred from that strain (an unknown slug matches nothing).
     Rules across parameters (a 400 names the parameter): thc_min must not be greater than
     thc_max; cbd_min must not be greater than cbd_max.
     """
@@ -47,7 +52,8 @@ def list_strains(args: tuple[StrainFilters, PageRequest]) -> dict[str, Any]:
 @not_modified(bp)
 @operation_id(bp, "getStrain")
 def get_strain(slug: str) -> dict[str, Any]:
-    """One strain with description, terpenes, rating and review count."""
+    """One strain with description, terpenes, rating, review count, its typical chemistry
+    (null without samples) and its lineage."""
     return ok(strains.get_strain(request_connection(), slug))
 
 

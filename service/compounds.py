@@ -145,3 +145,28 @@ def ratio_of(total_thc: float, total_cbd: float) -> str:
 def grams_of(unit: str) -> float | None:
     """The grams of a weight unit (spaces ignored: ``1 oz`` is ``1oz``); None for other units."""
     return GRAMS_PER_UNIT.get(unit.replace(" ", "").lower())
+
+
+# The compound keys as Enum classes, for the edges that publish them as enums (GraphQL): built
+# from COMPOUNDS, so the vocabulary stays defined once. Member names are the keys in upper case.
+CompoundKey = Enum(  # type: ignore[misc]  # a functional Enum over the keys above
+    "CompoundKey", [(key.upper(), key) for key in COMPOUND_KEYS]
+)
+TerpeneKey = Enum(  # type: ignore[misc]  # the terpenes among them (strain filters take these)
+    "TerpeneKey", [(key.upper(), key) for key in TERPENE_KEYS]
+)
+# A strain's leading terpenes: its strain_terpenes rows (positions 0..2), what ``terpene`` filters.
+LEADING_TERPENES = 3
+UNITS = (PERCENT,)
+
+
+def list_compounds() -> list[Compound]:
+    """Every compound the service knows, in the order of COMPOUNDS (cannabinoids first)."""
+    return list(COMPOUNDS)
+
+
+BASES = words(Basis)
+COMPOUND_KINDS = words(CompoundKind)
+# The most parents a strain is taken to have (a cross has two): what the GraphQL cost estimate
+# sizes Lineage.parents by.
+MAX_PARENTS = 4

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from .compounds import FILTERED_CANNABINOIDS, RATIOS, TERPENE_KEYS
 from .errors import InvalidParameter
 from .geo import Point, normalise_state
 from .places import Box, Location, Near
@@ -26,6 +27,14 @@ SEARCH_MIN_LENGTH = 1
 SEARCH_MAX_LENGTH = 200
 WORD_MAX_LENGTH = 40  # effect and flavor words
 _WORD = re.compile(rf"^[a-z][a-z0-9 \-]{{0,{WORD_MAX_LENGTH - 1}}}$")
+# A minor cannabinoid's median, percent of dry weight (cbg_min, cbn_min, thcv_min, cbc_min).
+MAX_CANNABINOID = 100.0
+# The strain list's minimum filters on minor cannabinoids: (parameter, compound key).
+CANNABINOID_MINIMUMS = tuple((f"{key}_min", key) for key in FILTERED_CANNABINOIDS)
+# A strain slug as ``parent`` takes it: lower-case ASCII words joined by hyphens (any case is
+# folded first); the same grammar service.strains.SLUG_PATTERN checks.
+SLUG_MAX_LENGTH = 120
+_SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def is_encodable(text: str) -> bool:
@@ -67,6 +76,25 @@ def _percent_range(
             raise InvalidParameter(f"{name} must be a number from 0 to {maximum:g}", param=name)
     if low is not None and high is not None and low > high:
         raise InvalidParameter(f"{names[0]} must not be greater than {names[1]}", param=names[0])
+
+
+def _minimum(value: float | None, name: str, maximum: float) -> None:
+    if value is not None and not (math.isfinite(value) and 0 <= value <= maximum):
+        raise InvalidParameter(f"{name} must be a number from 0 to {maximum:g}", param=name)
+
+
+def _slug(value: str | None, param: str) -> str | None:
+    """A strain's slug (any case, surrounding whitespace ignored), folded to lower case."""
+    if value is None:
+        return None
+    folded = value.strip().lower()
+    if len(folded) > SLUG_MAX_LENGTH or not _SLUG.fullmatch(folded):
+        raise InvalidParameter(
+            f"{param} must be a strain's slug such as blue-dream: lower-case letters and digits "
+            f"in words joined by hyphens, at most {SLUG_MAX_LENGTH} characters",
+            param=param,
+        )
+    return folded
 
 
 def _city(value: str | None) -> str | None:
@@ -139,6 +167,16 @@ class StrainFilters:
     cbd_max: float | None = None
     updated_since: datetime | None = None
     sort: str = "name"
+    # Chemistry and lineage (issue 38): terpene keys among the leading three, the dominant
+    # terpene's key, the Ratio word, minimum medians of minor cannabinoids, a parent's slug.
+    terpene: tuple[str, ...] | None = None
+    dominant_terpene: tuple[str, ...] | None = None
+    ratio: tuple[str, ...] | None = None
+    cbg_min: float | None = None
+    cbn_min: float | None = None
+    thcv_min: float | None = None
+    cbc_min: float | None = None
+    parent: str | None = None
 
     @classmethod
     def create(
@@ -153,11 +191,24 @@ class StrainFilters:
         cbd_max: float | None = None,
         updated_since: datetime | None = None,
         sort: str | None = None,
+        terpene: str | Sequence[str] | None = None,
+        dominant_terpene: str | Sequence[str] | None = None,
+        ratio: str | Sequence[str] | None = None,
+        cbg_min: float | None = None,
+        cbn_min: float | None = None,
+        thcv_min: float | None = None,
+        cbc_min: float | None = None,
+        parent: str | None = None,
     ) -> "StrainFilters":
         """Validate and normalise; raise InvalidParameter for the first bad value.
-        ``updated_since``: the edge's ``service.when.since``."""
+        ``updated_since``: the edge's ``service.when.since``. An unknown terpene key or ratio
+        word is a 400 naming the allowed values; a well-formed ``parent`` slug that names no
+        strain matches nothing (as an unknown effect word does)."""
         _percent_range(thc_min, thc_max, ("thc_min", "thc_max"), MAX_THC)
         _percent_range(cbd_min, cbd_max, ("cbd_min", "cbd_max"), MAX_CBD)
+        minimums = (cbg_min, cbn_min, thcv_min, cbc_min)
+        for (name, _key), value in zip(CANNABINOID_MINIMUMS, minimums, strict=True):
+            _minimum(value, name, MAX_CANNABINOID)
         return cls(
             type=_many(type, "type", lambda v: _choice(v, STRAIN_TYPES, "type")),
             effect=_many(effect, "effect", lambda v: _word(v, "effect")),
@@ -168,6 +219,18 @@ class StrainFilters:
             cbd_max=cbd_max,
             updated_since=updated_since,
             sort=_sort(sort, STRAIN_SORTS, None),
+            terpene=_many(terpene, "terpene", lambda v: _choice(v, TERPENE_KEYS, "terpene")),
+            dominant_terpene=_many(
+                dominant_terpene,
+                "dominant_terpene",
+                lambda v: _choice(v, TERPENE_KEYS, "dominant_terpene"),
+            ),
+            ratio=_many(ratio, "ratio", lambda v: _choice(v, RATIOS, "ratio")),
+            cbg_min=cbg_min,
+            cbn_min=cbn_min,
+            thcv_min=thcv_min,
+            cbc_min=cbc_min,
+            parent=_slug(parent, "parent"),
         )
 
 

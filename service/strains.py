@@ -14,14 +14,16 @@ from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, Float, Select, String, Subquery, bindparam, func, select
 
-from models import Strain, StrainEffect, StrainFlavor, StrainTerpene
+from models import Strain, StrainEffect, StrainFlavor, StrainParent, StrainTerpene
 from models.db import AnySelect, Reader, dialect_name
 from models.expressions import tested_per_row
 
+from .compounds import LEADING_TERPENES
 from .errors import NotFound
-from .filters import StrainFilters
+from .filters import CANNABINOID_MINIMUMS, StrainFilters
 from .paging import Listing, Page, PageRequest, fetch_page, pick_listing, ranked_listing, rows
 from .stamps import SINCE, STAMP_SORTS, since_where, stamp_order
+from .strain_detail import Chemistry, Lineage, extras_by_strain, render_chemistry
 
 # Slugs are lower-case ASCII words joined by hyphens; anything else cannot name a strain and is
 # answered without a query (NUL or lone surrogates would otherwise reach the database driver).
@@ -41,11 +43,15 @@ COLUMNS = (
 )
 
 
-# The columns of a StrainRow: COLUMNS, then the effects, flavors and change stamp.
+# The columns of a StrainRow: COLUMNS, then the effects, flavors, the chemistry's dominant
+# terpene and ratio (copies kept on the row, see models.strain), its origin and the change stamp.
 LISTED = (
     *COLUMNS,
     Strain.effect_list.label("effects"),
     Strain.flavor_list.label("flavors"),
+    Strain.dominant_terpene,
+    Strain.ratio,
+    Strain.origin,
     Strain.updated_at,
 )
 # Range filters: (filter name, column, comparison).
@@ -72,11 +78,14 @@ class StrainRow(NamedTuple):
     review_count: int
     effects: list[str]
     flavors: list[str]
+    dominant_terpene: str | None  # None without chemistry
+    ratio: str | None
+    origin: str
     updated_at: datetime  # naive on SQLite (UTC): service.stamps reads either
 
 
 class StrainDetail(NamedTuple):
-    """A strain in full: a StrainRow's fields, then its terpenes."""
+    """A strain in full: a StrainRow's fields, then its terpenes, chemistry and lineage."""
 
     id: int
     slug: str
@@ -89,11 +98,34 @@ class StrainDetail(NamedTuple):
     review_count: int
     effects: list[str]
     flavors: list[str]
+    dominant_terpene: str | None
+    ratio: str | None
+    origin: str
     updated_at: datetime
     terpenes: list[str]
+    chemistry: Chemistry | None
+    lineage: Lineage
 
 
 _MANY = "+"  # suffix of a shape's filter name when it has several values ("any of")
+# Chemistry filters on the strain's own row: words (any of) and minimum medians.
+_CHEMISTRY_WORDS = (("dominant_terpene", Strain.dominant_terpene), ("ratio", Strain.ratio))
+_MINIMUMS = tuple((name, getattr(Strain, key)) for name, key in CANNABINOID_MINIMUMS)
+PARENT = "parent"
+# Every filter of StrainFilters a statement depends on, in the order shapes name them.
+_FILTERS = (
+    "type",
+    "effect",
+    "flavor",
+    "thc_min",
+    "thc_max",
+    "cbd_min",
+    "cbd_max",
+    "terpene",
+    *(name for name, _ in _CHEMISTRY_WORDS),
+    *(name for name, _ in _MINIMUMS),
+    PARENT,
+)
 
 
 def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
@@ -105,7 +137,7 @@ def _shape(filters: StrainFilters) -> tuple[tuple[str, ...], dict[str, Any]]:
     if filters.updated_since is not None:
         names.append(SINCE)
         values[SINCE] = filters.updated_since
-    for name in ("type", "effect", "flavor", "thc_min", "thc_max", "cbd_min", "cbd_max"):
+    for name in _FILTERS:
         value = getattr(filters, name)
         if value is None:
             continue
@@ -145,6 +177,44 @@ def _has_trait(
     return select(trait.strain_id).where(trait.strain_id == strain_id, named).exists()
 
 
+@lru_cache(maxsize=1)
+def _children_of_parent() -> Select[int]:
+    """The ids of the strains whose parent has the slug ``:parent`` (through the
+    (parent_id, strain_id) index)."""
+    parent_id = select(Strain.id).where(Strain.slug == bindparam(PARENT, type_=String))
+    return select(StrainParent.strain_id).where(
+        StrainParent.parent_id == parent_id.scalar_subquery()
+    )
+
+
+def _chemistry_where(
+    shape: tuple[str, ...], column: Callable[[Any], Any], strain_id: Any = Strain.id
+) -> list[ColumnElement[bool]]:
+    """The chemistry and lineage filters of ``shape`` on the strain ``strain_id``: dominant
+    terpene and ratio words, minimum medians, a terpene among its leading ones (an EXISTS test
+    of its strain_terpenes rows), its parent. ``column`` wraps the strain's own columns (as
+    ``_where`` does when walking)."""
+    where: list[ColumnElement[bool]] = []
+    for name, compared in _CHEMISTRY_WORDS:
+        found = _compare(column(compared), name, shape)
+        if found is not None:
+            where.append(found)
+    for name, compared in _MINIMUMS:
+        if name in shape:
+            where.append(column(compared) >= bindparam(name, type_=Float))
+    leading = _compare(StrainTerpene.name, "terpene", shape)
+    if leading is not None:
+        terpenes = select(StrainTerpene.strain_id).where(
+            StrainTerpene.strain_id == strain_id,
+            StrainTerpene.position < LEADING_TERPENES,
+            leading,
+        )
+        where.append(terpenes.exists())
+    if PARENT in shape:
+        where.append(strain_id.in_(_children_of_parent()))
+    return where
+
+
 def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]]:
     """The filters of ``shape``. A trait filter is an EXISTS test per strain. ``walking``: for
     a page that walks the name order, testing each strain, and stops once it is full (the other
@@ -161,6 +231,7 @@ def _where(shape: tuple[str, ...], *, walking: bool) -> list[ColumnElement[bool]
     for name, compared, compare in _RANGES:
         if name in shape:
             where.append(getattr(column(compared), compare)(bindparam(name, type_=Float)))
+    where.extend(_chemistry_where(shape, column))
     if SINCE in shape:
         where.append(since_where(column(Strain.updated_at)))
     return where
@@ -210,6 +281,7 @@ def _trait_walk_where(shape: tuple[str, ...], walked: _Trait) -> list[ColumnElem
     has_other = _has_trait(other, other_name, shape, trait.strain_id)
     if has_other is not None:
         where.append(has_other)
+    where.extend(_chemistry_where(shape, tested_per_row))
     return where
 
 
@@ -225,6 +297,9 @@ def _trait_count(shape: tuple[str, ...]) -> Select[Any]:
     if SINCE in shape:
         stamped = select(Strain.id).where(since_where(Strain.updated_at))
         where.append(trait.strain_id.in_(stamped))
+    chemistry = _chemistry_where(shape, lambda c: c)
+    if chemistry:
+        where.append(trait.strain_id.in_(select(Strain.id).where(*chemistry)))
     counted = func.count(trait.strain_id.distinct()) if name + _MANY in shape else func.count()
     return select(counted).select_from(trait).where(*where)
 
@@ -239,6 +314,7 @@ def _trait_driven_where(shape: tuple[str, ...]) -> list[ColumnElement[bool]]:
     flavored = _has_trait(StrainFlavor, "flavor", shape)
     if trait is StrainEffect and flavored is not None:
         where.append(flavored)
+    where.extend(_chemistry_where(shape, lambda c: c))
     return where
 
 
@@ -255,8 +331,32 @@ def _stamped(shape: tuple[str, ...]) -> Listing:
     return Listing.of(LISTED, walked, order, count=count)
 
 
+def _parented(shape: tuple[str, ...]) -> Listing:
+    """With ``parent``: a strain has few children, so they are the candidates (found through
+    the (parent_id, strain_id) index), each tested for the other filters, then sorted; no walk
+    of the whole name or stamp order."""
+    sort = next((name for name in STAMP_SORTS if name in shape), None)
+    candidates = (
+        select(Strain.id, Strain.sort_key, Strain.updated_at)
+        .where(*_where(tuple(name for name in shape if name not in STAMP_SORTS), walking=False))
+        .subquery("candidates")
+    )
+
+    def order(c: Any) -> tuple[Any, ...]:
+        if sort is None:
+            return (c.sort_key, c.id)
+        return stamp_order(c.updated_at, c.id, sort)
+
+    def listed(ranked: Subquery) -> AnySelect:
+        return select(*LISTED).join_from(ranked, Strain, Strain.id == ranked.c.id)
+
+    return ranked_listing(candidates, [], order, listed)
+
+
 @lru_cache(maxsize=128)
 def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
+    if PARENT in shape:
+        return _parented(shape)
     if any(name in shape for name in STAMP_SORTS):
         return _stamped(shape)
     order = (Strain.sort_key, Strain.id)
@@ -313,7 +413,9 @@ def _picked(db: Reader, shape: tuple[str, ...], params: dict[str, Any]) -> Listi
     dialect = dialect_name(db)
     walked = _listing(shape, dialect)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
-    if SINCE not in shape or traits or any(name in shape for name in STAMP_SORTS):
+    if SINCE not in shape or traits or PARENT in shape:
+        return walked
+    if any(name in shape for name in STAMP_SORTS):
         return walked
     if dialect != "sqlite":
         return walked
@@ -350,11 +452,27 @@ def _by_ids_statement() -> AnySelect:
     return select(*LISTED).where(Strain.id.in_(bindparam("ids", expanding=True)))
 
 
+@lru_cache(maxsize=1)
+def _detail_statement() -> AnySelect:
+    return select(*LISTED, Strain.chemistry).where(Strain.slug == bindparam("slug", type_=String))
+
+
 def get_strain(db: Reader, slug: str) -> StrainDetail:
-    """Return the strain with ``slug`` (any case) and all its traits; raise NotFound."""
-    found = find_strain(db, slug)
-    terpenes = terpenes_by_strain(db, [found.id])[found.id]
-    return StrainDetail(*found, terpenes=terpenes)
+    """Return the strain with ``slug`` (any case) with its terpenes, chemistry and lineage, in
+    two statements; raise NotFound."""
+    folded = slug.lower()
+    found = SLUG_PATTERN.fullmatch(folded) and rows(db, _detail_statement(), {"slug": folded})
+    if not found:
+        raise NotFound(f"no strain with slug {slug!r}")
+    first: Sequence[Any] = found[0]
+    row, stored = StrainRow(*first[:-1]), first[-1]
+    extras = extras_by_strain(db, [row.id])[row.id]
+    return StrainDetail(
+        *row,
+        terpenes=extras.terpenes,
+        chemistry=render_chemistry(stored),
+        lineage=Lineage(row.origin, extras.parents, extras.children_count),
+    )
 
 
 def find_strain(db: Reader, slug: str) -> StrainRow:

@@ -29,6 +29,13 @@ PARENTS: dict[str, str] = {
     "Location": "dispensaries(limit: $n) { items { location { {} } } }",
     # The feed's first changes: one law, then two (their objects: one statement for both).
     "Change": "changes(limit: $n) { items { {} } }",
+    # A strain's chemistry and lineage, and what they hold.
+    "Chemistry": "strains(limit: $n) { items { chemistry { {} } } }",
+    "ChemistryCompound": "strains(limit: $n) { items { chemistry { terpenes { {} } } } }",
+    "ChemistryTotal": "strains(limit: $n) { items { chemistry { totalThc { {} } } } }",
+    "ChemistrySpread": "strains(limit: $n) { items { chemistry { totalTerpenes { {} } } } }",
+    "Lineage": "strains(limit: $n) { items { lineage { {} } } }",
+    "ParentStrain": "strains(limit: $n) { items { lineage { parents { {} } } } }",
 }
 # Search results reach each member type once more, through the union.
 SEARCHED = ("Strain", "Dispensary", "Doctor", "Deal")
@@ -41,6 +48,8 @@ NOT_RECORDS = (
     "DoctorPage",
     "SearchResultPage",
     "ChangePage",
+    # The compound vocabulary: built without a statement, no relations.
+    "Compound",
 )
 # Pittsburgh, and a wide circle: dispensaries in New York, Ohio and Pennsylvania stock the
 # tiny dataset's first two strains.

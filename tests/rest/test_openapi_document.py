@@ -29,6 +29,7 @@ from rest.parameters import ACCEPTS
 from service import keys
 from service.bounds import CHANGES, DOCTORS_MAX_LIMIT, MAX_LIMIT
 from service.changes import make_cursor
+from service.compounds import RATIOS
 from service.geo import JURISDICTIONS
 from service.terms import TERMS_OF_USE
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
@@ -40,6 +41,7 @@ OPERATION_IDS = {
     "/api/v1/strains": "listStrains",
     "/api/v1/strains/{slug}": "getStrain",
     "/api/v1/strains/{slug}/dispensaries": "listStrainDispensaries",
+    "/api/v1/compounds": "listCompounds",
     "/api/v1/dispensaries": "listDispensaries",
     "/api/v1/dispensaries/{dispensary_id}": "getDispensary",
     "/api/v1/deals": "listDeals",
@@ -198,6 +200,7 @@ def test_each_resource_is_one_tag_and_every_operation_has_one(document) -> None:
     assert [tag["name"] for tag in document["tags"]] == [
         "index",
         "strains",
+        "compounds",
         "dispensaries",
         "deals",
         "doctors",
@@ -279,8 +282,21 @@ def test_response_schemas_are_open_to_new_fields(document) -> None:
     assert (
         set(strain["required"])
         == set(strain["properties"])
-        == {"slug", "name", "type", "thc", "cbd", "effects", "flavors", "updated_at"}
+        == {
+            "slug",
+            "name",
+            "type",
+            "thc",
+            "cbd",
+            "effects",
+            "flavors",
+            "dominant_terpene",
+            "ratio",
+            "updated_at",
+        }
     )
+    assert strain["properties"]["ratio"]["enum"] == [*RATIOS, None]
+    assert strain["properties"]["ratio"]["nullable"] is True
     assert strain["properties"]["updated_at"]["format"] == "date-time"
 
 
@@ -443,6 +459,10 @@ def test_a_parameter_etags_read_as_a_number_is_a_number_wherever_it_is_taken(app
         "thc_max",
         "cbd_min",
         "cbd_max",
+        "cbg_min",
+        "cbn_min",
+        "thcv_min",
+        "cbc_min",
         "lat",
         "lng",
         "radius",

@@ -67,7 +67,7 @@ def test_list_items_end_with_their_stamp_as_rfc_3339_utc_milliseconds(
 
 def test_details_and_near_me_hits_end_with_their_stamps(api, stamps: Stamps) -> None:
     strain = api.json("/api/v1/strains/" + next(iter(stamps.strains)))["data"]
-    assert list(strain)[-2:] == ["reviewCount", "updated_at"]
+    assert list(strain)[-3:] == ["chemistry", "lineage", "updated_at"]
     assert strain["updated_at"] == text(stamps.strains[strain["slug"]])
     place = next(iter(stamps.dispensaries))
     detail = api.json(f"/api/v1/dispensaries/{place}")["data"]

@@ -10,13 +10,28 @@ from models import Strain, StrainEffect, StrainFlavor
 from tests.stamps import text
 
 # Each object ends with its change stamp (tests/rest/test_stamps.py).
-LIST_FIELDS = ["slug", "name", "type", "thc", "cbd", "effects", "flavors", "updated_at"]
+LIST_FIELDS = [
+    "slug",
+    "name",
+    "type",
+    "thc",
+    "cbd",
+    "effects",
+    "flavors",
+    "dominant_terpene",
+    "ratio",
+    "updated_at",
+]
 DETAIL_FIELDS = [
-    *LIST_FIELDS[:-1],
+    *LIST_FIELDS[:-3],
     "description",
     "terpenes",
     "rating",
     "reviewCount",
+    "dominant_terpene",
+    "ratio",
+    "chemistry",
+    "lineage",
     "updated_at",
 ]
 
@@ -75,6 +90,8 @@ def test_list_items_carry_exactly_the_list_fields_with_the_database_values(
             "cbd": strain.cbd,
             "effects": [e.name for e in strain.effects],
             "flavors": [f.name for f in strain.flavors],
+            "dominant_terpene": strain.dominant_terpene,
+            "ratio": strain.ratio,
             "updated_at": text(strain.updated_at),
         }
 
@@ -244,9 +261,15 @@ def test_detail_has_list_fields_plus_description_terpenes_rating_and_review_coun
         "terpenes": [t.name for t in strain.terpenes],
         "rating": strain.rating,
         "reviewCount": strain.review_count,
+        "dominant_terpene": strain.dominant_terpene,
+        "ratio": strain.ratio,
+        # Rendered from the stored chemistry (tests/rest/test_strain_chemistry.py).
+        "chemistry": body["data"]["chemistry"],
+        "lineage": body["data"]["lineage"],
         "updated_at": text(strain.updated_at),
     }
     assert body["data"]["terpenes"], "every seeded strain has terpenes"
+    assert body["data"]["lineage"]["origin"] == strain.origin
 
 
 def test_detail_matches_the_list_item_for_every_strain(api) -> None:

@@ -99,8 +99,28 @@ def test_a_listed_strain_carries_its_columns_and_its_traits_in_position_order(
             review_count=source["review_count"],
             effects=effects.get(source["id"], []),
             flavors=flavors.get(source["id"], []),
+            dominant_terpene=_dominant(source["chemistry"]),
+            ratio=_ratio(source["chemistry"]),
+            origin=source["origin"],
             updated_at=stamps[row.id],
         )
+
+
+def _dominant(chemistry: dict[str, Any] | None) -> str | None:
+    """The chemistry's first terpene (they are stored highest median first)."""
+    return chemistry["terpenes"][0]["key"] if chemistry and chemistry["terpenes"] else None
+
+
+def _ratio(chemistry: dict[str, Any] | None) -> str | None:
+    """One total dominant when at least twice the other, on the medians."""
+    if chemistry is None:
+        return None
+    thc, cbd = chemistry["total_thc"]["p50"], chemistry["total_cbd"]["p50"]
+    if thc != cbd and thc >= 2 * cbd:
+        return "thc_dominant"
+    if thc != cbd and cbd >= 2 * thc:
+        return "cbd_dominant"
+    return "balanced"
 
 
 @pytest.mark.parametrize(

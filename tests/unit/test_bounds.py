@@ -81,9 +81,17 @@ def test_the_graphql_cost_estimate_sizes_each_list_at_its_maximum() -> None:
     for bound in LISTS:
         size = LIST_SIZES[_key(bound)]
         assert (size.maximum, size.argument) == (bound.maximum, "limit"), _key(bound)
-    # Besides the table, only the laws (one record per jurisdiction, no limit argument) and
-    # nodes (one record per id asked, at most MAX_NODE_IDS).
-    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {("Query", "laws"), ("Query", "nodes")}
+    # Besides the table, only the laws (one record per jurisdiction, no limit argument), nodes
+    # (one record per id asked, at most MAX_NODE_IDS) and the chemistry vocabulary's fixed
+    # lists (every compound; a strain's compounds of each kind; its parents).
+    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {
+        ("Query", "laws"),
+        ("Query", "nodes"),
+        ("Query", "compounds"),
+        ("Chemistry", "cannabinoids"),
+        ("Chemistry", "terpenes"),
+        ("Lineage", "parents"),
+    }
     assert (LIST_SIZES["Query", "nodes"].maximum, LIST_SIZES["Query", "nodes"].argument) == (
         MAX_NODE_IDS,
         "ids",
