@@ -12,6 +12,7 @@ from marshmallow import EXCLUDE, Schema, fields, post_load
 
 from service import bounds
 from service.bounds import ListBound
+from service.compounds import LINEAGE_DEPTH_MAX, LINEAGE_DIRECTIONS
 from service.filters import (
     DEAL_SORTS,
     LAW_SORTS,
@@ -28,6 +29,7 @@ from service.filters import (
     SearchQuery,
     StrainFilters,
 )
+from service.lineage import LINEAGE_DEPTH_MIN, LineageRequest
 from service.paging import PageRequest
 from service.places import LAT_EXAMPLE, LNG_EXAMPLE, Location, locate
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
@@ -227,6 +229,22 @@ class LawArgs(Schema):
     def build(self, data: dict[str, Any], **_: Any) -> LawFilters:
         _since(data)
         return LawFilters.create(**data)
+
+
+class LineageArgs(Schema):
+    """GET /strains/{slug}/lineage: which way and how far to walk."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    direction = param.choice(
+        LINEAGE_DIRECTIONS, "Which way to walk (default ancestors): parents or children: "
+    )
+    depth = param.depth(LINEAGE_DEPTH_MIN, LINEAGE_DEPTH_MAX)
+
+    @post_load
+    def build(self, data: dict[str, Any], **_: Any) -> LineageRequest:
+        return LineageRequest.create(**data)
 
 
 class SearchArgs(_ListArgs):

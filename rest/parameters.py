@@ -80,6 +80,20 @@ NUMBER_FORMS = (
 WHOLE = "A whole number in any JSON number form (20, 2e1, 20.0)."
 
 
+def depth(lowest: int, highest: int) -> StrictInteger:
+    return StrictInteger(
+        expect=f"an integer from {lowest} to {highest}",
+        metadata={
+            "description": f"Generations to walk, {lowest} to {highest} (default {lowest}). "
+            f"{WHOLE}",
+            "minimum": lowest,
+            "maximum": highest,
+            "default": lowest,
+            ACCEPTS: NUMBER_PATTERN,
+        },
+    )
+
+
 def decimal(description: str) -> str:
     return f"{description} {NUMBER_FORMS}"
 

@@ -5,6 +5,8 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, fields
 
 from service.bounds import DISPENSARY_REVIEWS
+from service.compounds import LINEAGE_DEPTH_MAX
+from service.lineage import LINEAGE_MAX_NODES
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
 from .fields import OptionalBoolean, OptionalFloat, OptionalString, Stamp
@@ -75,6 +77,56 @@ class StrainSchema(_StrainFields):
     rating = fields.Float(required=True)
     reviewCount = fields.Integer(attribute="review_count", required=True)
     updated_at = _updated_at()
+
+
+class LineageNodeSchema(Output):
+    slug = fields.String(required=True)
+    name = fields.String(required=True)
+    depth = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Generations from the root (its smallest, when reached twice).",
+            "minimum": 1,
+            "maximum": LINEAGE_DEPTH_MAX,
+        },
+    )
+
+
+class LineageEdgeSchema(Output):
+    child = fields.String(required=True, metadata={"description": "The child's slug."})
+    parent = fields.String(required=True, metadata={"description": "The parent's slug."})
+
+
+class LineageSchema(Output):
+    """A strain's ancestors or descendants: component "Lineage" (the envelope is
+    "LineageDetail")."""
+
+    root = fields.String(required=True, metadata={"description": "The slug asked about."})
+    nodes = fields.List(
+        fields.Nested(LineageNodeSchema),
+        required=True,
+        metadata={
+            "description": "The strains reached, the root left out, each once at its smallest "
+            "depth; by depth, then name (any case), then slug. At most "
+            f"{LINEAGE_MAX_NODES}."
+        },
+    )
+    edges = fields.List(
+        fields.Nested(LineageEdgeSchema),
+        required=True,
+        metadata={
+            "description": "The parent links walked: from the root and from each node below "
+            "the depth asked, to its parents (ancestors) or children (descendants); ordered "
+            "by their nearer end (the root first, then as nodes), then their farther end."
+        },
+    )
+    truncated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": f"true when the walk stopped at its bound ({LINEAGE_MAX_NODES} "
+            "nodes): nodes holds the first ones in their order, edges the links between them."
+        },
+    )
 
 
 class DispensaryItemSchema(Output):
