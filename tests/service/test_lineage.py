@@ -6,8 +6,6 @@ The graph, by strain id (the tiny dataset's first strains, by name): 3 was bred 
 4 from 3 and 1; 5 from 4; 6 from 4 and 2; 7 from 6.
 """
 
-from collections.abc import Iterator
-
 import pytest
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
@@ -28,14 +26,14 @@ PARENTS = {3: [1, 2], 4: [3, 1], 5: [4], 6: [4, 2], 7: [6]}
 
 
 @pytest.fixture
-def graph(session: Session) -> Iterator[Session]:
+def graph(session: Session) -> Session:
     """The session with only PARENTS as the lineage."""
     session.execute(delete(StrainParent))
     for child, parents in PARENTS.items():
         for position, parent in enumerate(parents):
             session.add(StrainParent(strain_id=child, parent_id=parent, position=position))
     session.flush()
-    yield session
+    return session
 
 
 @pytest.fixture
