@@ -42,6 +42,8 @@ from graphql.type.introspection import SchemaMetaFieldDef, TypeMetaFieldDef
 from service.bounds import LISTS
 from service.dataset import TableSizes
 from service.geo import JURISDICTIONS
+from service.lab import MAX_LAB_RESULTS
+from service.lineage import LINEAGE_MAX_EDGES, LINEAGE_MAX_NODES
 from service.nodes import MAX_NODE_IDS
 
 from .cost_work import ARGUMENT, CALL, INTROSPECTION, ROWS, WORK, rows_read
@@ -69,6 +71,11 @@ LIST_SIZES: dict[tuple[str, str], ListSize] = {
     ("Query", "laws"): ListSize(len(JURISDICTIONS), argument=None),
     # One record per id asked for (the argument is a list: its length is the size).
     ("Query", "nodes"): ListSize(MAX_NODE_IDS, argument="ids"),
+    # A batch's results: at most one per compound.
+    ("LabBatch", "results"): ListSize(MAX_LAB_RESULTS, argument=None),
+    # A lineage's strains and links, at their bounds (service.lineage).
+    ("LineageGraph", "nodes"): ListSize(LINEAGE_MAX_NODES, argument=None),
+    ("LineageGraph", "edges"): ListSize(LINEAGE_MAX_EDGES, argument=None),
 }
 
 

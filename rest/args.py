@@ -18,9 +18,11 @@ from service.filters import (
     LAW_SORTS,
     MAX_CBD,
     MAX_THC,
+    MAX_TOTAL_THC,
     PLACE_SORTS,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
+    STOCKIST_SORTS,
     STRAIN_SORTS,
     DealFilters,
     DispensaryFilters,
@@ -145,13 +147,32 @@ DispensaryArgs = type(
     (_DispensaryArgs,),
     {"BOUND": bounds.DISPENSARIES, **_dispensary_fields(bounds.DISPENSARIES)},
 )
-# GET /strains/{slug}/dispensaries: every parameter of /dispensaries, its own page bound.
+
+
+class _StockistArgs(_ListArgs):
+    @post_load
+    def build(self, data: dict[str, Any], **_: Any) -> tuple[DispensaryFilters, PageRequest]:
+        page = self.page(data)
+        _since(data)
+        where, when = _where(data), _when(data)
+        filters = DispensaryFilters.create(where=where, when=when, sorts=STOCKIST_SORTS, **data)
+        return filters, page
+
+
+# GET /strains/{slug}/dispensaries: every parameter of /dispensaries, its own page bound, the
+# order by price per gram and the batch's total THC (service.offers).
 StockistArgs = type(
     "StockistArgs",
-    (_DispensaryArgs,),
+    (_StockistArgs,),
     {
         "BOUND": bounds.STRAIN_DISPENSARIES,
         **_dispensary_fields(bounds.STRAIN_DISPENSARIES),
+        "sort": param.sort(STOCKIST_SORTS, "name", "name"),
+        "total_thc_min": param.percent(
+            "Only dispensaries whose menu item of the strain has a lab batch with at least this "
+            "total THC (an item without a batch never matches)",
+            MAX_TOTAL_THC,
+        ),
     },
 )
 

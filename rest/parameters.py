@@ -258,11 +258,17 @@ def sort(choices: tuple[str, ...], default: str, ties: str, key: str = "id") -> 
         if "updated_at" in choices
         else ""
     )
+    per_gram = (
+        " price_per_gram: cheapest per gram of the strain's menu item first, those without a "
+        "price per gram last."
+        if "price_per_gram" in choices
+        else ""
+    )
     tied = f" Ties are broken by {ties}, then {key}, so pages are stable." if ties else ""
     return fields.String(
         metadata={
             "description": f"Order of the list: {', '.join(choices)}{ratings}; any case, "
-            f"surrounding whitespace ignored. Default {default}{nearest}.{tied}{stamps}",
+            f"surrounding whitespace ignored. Default {default}{nearest}.{tied}{stamps}{per_gram}",
             **enum_names(choices),
             ACCEPTS: choice_pattern(choices),
         }

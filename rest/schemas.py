@@ -5,7 +5,15 @@ from typing import Any
 from marshmallow import EXCLUDE, Schema, fields
 
 from service.bounds import DISPENSARY_REVIEWS
-from service.compounds import LINEAGE_DEPTH_MAX
+from service.compounds import (
+    GRAMS_PER_UNIT,
+    LINEAGE_DEPTH_MAX,
+    PERCENT,
+    QUALIFIERS,
+    TOTAL_CBD_FORMULA,
+    TOTAL_THC_FORMULA,
+)
+from service.lab import MAX_LAB_RESULTS
 from service.lineage import LINEAGE_MAX_NODES
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
@@ -129,6 +137,78 @@ class LineageSchema(Output):
     )
 
 
+class LabResultSchema(Output):
+    """One compound's result: a value, or no value and a qualifier saying why."""
+
+    key = fields.String(
+        required=True, metadata={"description": "A compound key (GET /api/v1/compounds)."}
+    )
+    value = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Percent of dry weight; null when not quantified (qualifier)."},
+    )
+    unit = fields.String(required=True, metadata={"enum": [PERCENT]})
+    qualifier = OptionalString(
+        metadata={
+            "description": "Why there is no value: nd (not detected), lt_loq (below the limit "
+            "of quantitation). Only when value is null.",
+            "enum": list(QUALIFIERS),
+        }
+    )
+
+
+class LabBatchSchema(Output):
+    """The lab result of the batch on the shelf."""
+
+    batch_id = fields.String(required=True, metadata={"example": "B-2611-0042"})
+    tested_at = fields.String(
+        required=True, metadata={"format": "date", "description": "YYYY-MM-DD."}
+    )
+    lab = fields.String(required=True, metadata={"description": "The testing laboratory."})
+    coa_url = fields.String(
+        required=True, metadata={"description": "The certificate of analysis.", "format": "uri"}
+    )
+    results = fields.List(
+        fields.Nested(LabResultSchema),
+        required=True,
+        metadata={"description": f"At most one per compound ({MAX_LAB_RESULTS})."},
+    )
+    total_thc = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": f"{TOTAL_THC_FORMULA} over the results (a missing or "
+            "unquantified one counts 0), one decimal."
+        },
+    )
+    total_cbd = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": f"{TOTAL_CBD_FORMULA} over the results, one decimal."},
+    )
+
+
+def _lab() -> fields.Nested:
+    return fields.Nested(
+        LabBatchSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lab result of the batch on the shelf; null without one."},
+    )
+
+
+def _price_per_gram() -> fields.Float:
+    return fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "US dollars per gram, two decimals: price over the grams of a weight "
+            f"unit ({', '.join(GRAMS_PER_UNIT)}); null for other units."
+        },
+    )
+
+
 class DispensaryItemSchema(Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
@@ -205,6 +285,9 @@ class StockistSchema(_DispensaryHitFields):
     unit = fields.String(required=True, metadata={"example": "1/8 oz"})
     updated_at = _updated_at()
     menu_updated_at = _menu_updated_at()
+    # Added after the fields it had before (the batch of that menu item, its price per gram).
+    lab = _lab()
+    price_per_gram = _price_per_gram()
 
 
 class MenuItemSchema(Output):
@@ -213,6 +296,8 @@ class MenuItemSchema(Output):
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True)
     strain = OptionalString(metadata={"description": "The strain's slug, when the item is one."})
+    lab = _lab()
+    price_per_gram = _price_per_gram()
 
 
 class ReviewSchema(Output):

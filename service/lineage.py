@@ -23,11 +23,12 @@ from .paging import rows, top_per_parent
 from .strains import LISTED, StrainRow, find_strain
 
 LINEAGE_DEPTH_MIN = 1
-# The most strains one answer lists besides its root, and the most edges one generation's walk
-# reads. A strain bred into hundreds of crosses would otherwise make its depth-3 descendants a
-# large share of the catalogue; past either bound the answer is cut and says ``truncated``.
+# The most strains one answer lists besides its root, and the most links the walk reads (each
+# generation reads at most what is left of it). A strain bred into hundreds of crosses would
+# otherwise make its depth-3 descendants a large share of the catalogue; past either bound the
+# answer is cut and says ``truncated``. GraphQL's cost analysis sizes the lists by these.
 LINEAGE_MAX_NODES = 100
-LINEAGE_MAX_EDGES = 4 * LINEAGE_MAX_NODES
+LINEAGE_MAX_EDGES = 3 * LINEAGE_MAX_NODES
 
 
 @dataclass(frozen=True)
@@ -119,9 +120,10 @@ def get_lineage(db: Reader, slug: str, request: LineageRequest) -> Lineage:
     depth, then name (any case), then slug. ``edges`` are the links the walk followed: from each
     strain below the requested depth (the root is depth 0) to its parents (ancestors) or children
     (descendants), ordered by the position of the nearer end (root first, then as ``nodes``),
-    then of the farther end. At most LINEAGE_MAX_NODES nodes: past that bound (or past
-    LINEAGE_MAX_EDGES links read in one generation) the walk stops, keeps the first nodes in
-    that order and the edges between the strains kept, and sets ``truncated``."""
+    then of the farther end. At most LINEAGE_MAX_NODES nodes and LINEAGE_MAX_EDGES edges: past
+    either bound the walk stops, keeps the first nodes in that order (a generation's links are
+    read in the order of their farther end) and the edges between the strains kept, and sets
+    ``truncated``."""
     root = find_strain(db, slug)
     statement = _generation_statement(request.direction)
     depth_of: dict[int, int] = {root.id: 0}
@@ -132,10 +134,11 @@ def get_lineage(db: Reader, slug: str, request: LineageRequest) -> Lineage:
     for generation in range(1, request.depth + 1):
         if not frontier:
             break
-        params = {"ids": frontier, "limit": LINEAGE_MAX_EDGES + 1}
+        left = LINEAGE_MAX_EDGES - len(walked)
+        params = {"ids": frontier, "limit": left + 1}
         found = [_Far(*row) for row in rows(db, statement, params)]
-        if len(found) > LINEAGE_MAX_EDGES:
-            found, truncated = found[:LINEAGE_MAX_EDGES], True
+        if len(found) > left:
+            found, truncated = found[:left], True
         frontier = []
         for edge in found:
             if edge.far not in depth_of:
@@ -182,7 +185,7 @@ def _lineage(
 def _related_statement(direction: str) -> AnySelect:
     """``:limit`` parents (or children) of each strain in ``:ids`` after its first ``:offset``,
     as the near end's id then the far end's listed columns: parents in their recorded order
-    (position), children by name then id. A row number per strain does the window
+    (position), children by name then slug. A row number per strain does the window
     (service.paging.top_per_parent): one statement for every strain asked about."""
     up = direction == LineageDirection.ANCESTORS.value
     near, far = (
@@ -190,7 +193,7 @@ def _related_statement(direction: str) -> AnySelect:
         if up
         else (StrainParent.parent_id, StrainParent.strain_id)
     )
-    order = (StrainParent.position, far) if up else (Strain.sort_key, Strain.id)
+    order = (StrainParent.position, far) if up else (Strain.sort_key, Strain.slug)
     stmt = (
         select(near, *LISTED)
         .join_from(StrainParent, Strain, Strain.id == far)
@@ -228,6 +231,6 @@ def parents_by_strain(
 def children_by_strain(
     db: Reader, ids: Iterable[int], *, limit: int, offset: int = 0
 ) -> dict[int, list[StrainRow]]:
-    """Return each strain's page of children by name (any case) then id, keyed by strain id
+    """Return each strain's page of children by name (any case) then slug, keyed by strain id
     (all ids present): one statement for all of them."""
     return _related(db, ids, LineageDirection.DESCENDANTS.value, limit, offset)
