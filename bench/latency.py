@@ -18,7 +18,10 @@ import time
 from datetime import date
 from pathlib import Path
 
+from sqlalchemy import func, select
+
 from app import ENGINE_EXTENSION, create_app, dispose_engines
+from models import Strain, StrainParent
 from models.db import make_engine
 from seed import generate, load_dataset
 from service import keys
@@ -97,6 +100,23 @@ CASES = [
     ("changed doctors", "/api/v1/doctors?updated_since={since}&limit=20"),
     ("changed laws", "/api/v1/laws?updated_since={since}"),
     ("changed stockists", "/api/v1/strains/og-kush/dispensaries?updated_since={since}&limit=20"),
+    # Chemistry and lineage: the detail (chemistry, parents, children count), the new strain
+    # filters, lineage three generations both ways ({prolific}: the strain with the most
+    # children), a strain's shelf by price per gram and by batch THC, the compound list.
+    ("chem: strain detail", "/api/v1/strains/wedding-cake"),
+    ("chem: terpene", "/api/v1/strains?terpene=limonene,pinene&limit=20"),
+    ("chem: dominant terpene", "/api/v1/strains?dominant_terpene=terpinolene&limit=20"),
+    ("chem: ratio", "/api/v1/strains?ratio=cbd_dominant&limit=20"),
+    ("chem: cbg_min", "/api/v1/strains?cbg_min=1&limit=20"),
+    ("chem: thcv_min, sativa", "/api/v1/strains?thcv_min=0.5&type=sativa&limit=20"),
+    ("chem: cbn_min, newest", "/api/v1/strains?cbn_min=0.2&sort=-updated_at&limit=20"),
+    ("chem: terpene+effect", "/api/v1/strains?terpene=myrcene&effect=sleepy&limit=20"),
+    ("chem: children", "/api/v1/strains?parent={prolific}&limit=20"),
+    ("chem: ancestors 3", "/api/v1/strains/ice-cream-cake/lineage?depth=3"),
+    ("chem: descendants 3", "/api/v1/strains/{prolific}/lineage?direction=descendants&depth=3"),
+    ("chem: per gram", "/api/v1/strains/og-kush/dispensaries?sort=price_per_gram&limit=20"),
+    ("chem: total_thc_min", "/api/v1/strains/og-kush/dispensaries?total_thc_min=20&limit=20"),
+    ("chem: compounds", "/api/v1/compounds"),
 ]
 # Summary lines: the worst p99 over these cases.
 SEARCHES = [name for name, _ in CASES if name.startswith("search")]
@@ -105,9 +125,14 @@ PROXIMITY = [name for name, _ in CASES if "ZIP" in name]
 NEAR_ME = [name for name, _ in CASES if name.startswith(("near", "bbox", "open", "where"))]
 FEED = [name for name, _ in CASES if name.startswith("feed")]
 CHANGED_SINCE = [name for name, _ in CASES if name.startswith("changed")]
+CHEMISTRY = [name for name, _ in CASES if name.startswith("chem")]
 NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
   deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
   law { recreational possessionLimitOz } } } }"""
+CHEMISTRY_QUERY = """{ strains(dominantTerpene: [MYRCENE], limit: 20) { total items { slug
+  chemistry { sampleCount totalThc { p50 formula } terpenes { key p50 } dominantTerpene ratio }
+  lineage { origin parents { slug } childrenCount } parents(limit: 2) { items { slug } }
+  children(limit: 5) { total items { slug } } } } }"""
 
 
 def main() -> None:
@@ -135,7 +160,7 @@ def main() -> None:
     print(f"backend: {app.extensions[ENGINE_EXTENSION].dialect.name}")
     print(f"{'case':<26}{'status':>7}{'median ms':>11}{'p95 ms':>9}{'p99 ms':>9}{'total':>7}")
     p99s = {}
-    places = _placeholders(client, headers)
+    places = _placeholders(app, client, headers)
     for name, template in CASES:
         path = template.format(**places)
         client.get(path, headers=headers)  # warm caches and the connection pool
@@ -158,27 +183,51 @@ def main() -> None:
         ("near me, open now p99", NEAR_ME),
         ("feed page of 1000 p99", FEED),
         ("updated_since list p99", CHANGED_SINCE),
+        ("chemistry, lineage p99", CHEMISTRY),
     )
     for label, names in summaries:
         worst = max(names, key=p99s.__getitem__)
         print(f"{label:<26}{p99s[worst]:>27.2f} ms (worst: {worst})")
     nested = _median_ms(args.repeat, lambda: _graphql(client, headers, NESTED_QUERY))
+    chemistry = _median_ms(args.repeat, lambda: _graphql(client, headers, CHEMISTRY_QUERY))
     rest_calls = _median_ms(args.repeat // 4 or 1, lambda: _rest_equivalent(client, headers))
     print(f"{'graphql nested page (20)':<26}{200:>7}{nested:>11.2f}")
     print(f"{'same data over REST (22)':<26}{200:>7}{rest_calls:>11.2f}")
+    print(f"{'graphql chemistry page':<26}{200:>7}{chemistry:>11.2f}")
     dispose_engines(app)
     access_log.close()
 
 
-def _placeholders(client, headers: dict) -> dict[str, str]:
-    """{cursor}: the feed's cursor after 5,000 changes; {since}: the newest stamp served."""
+def _placeholders(app, client, headers: dict) -> dict[str, str]:
+    """{cursor}: the feed's cursor after 5,000 changes; {since}: the newest stamp served;
+    {prolific}: the strain with the most children."""
     cursor = ""
     for _ in range(5):
         since = f"&since={cursor}" if cursor else ""
         page = client.get(f"/api/v1/changes?limit=1000{since}", headers=headers)
         cursor = page.get_json()["meta"]["next"]
     newest = client.get("/api/v1/strains?sort=-updated_at&limit=1", headers=headers).get_json()
-    return {"cursor": cursor, "since": newest["data"][0]["updated_at"]}
+    return {
+        "cursor": cursor,
+        "since": newest["data"][0]["updated_at"],
+        "prolific": _prolific(app),
+    }
+
+
+def _prolific(app) -> str:
+    """The slug of the strain with the most children: the widest descendants walk."""
+    counted = (
+        select(StrainParent.parent_id, func.count().label("children"))
+        .group_by(StrainParent.parent_id)
+        .subquery()
+    )
+    with app.extensions[SESSIONS_EXTENSION]() as db:
+        return db.execute(
+            select(Strain.slug)
+            .join(counted, counted.c.parent_id == Strain.id)
+            .order_by(counted.c.children.desc(), Strain.id)
+            .limit(1)
+        ).scalar_one()
 
 
 def _median_ms(repeat: int, call) -> float:

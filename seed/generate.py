@@ -1,15 +1,17 @@
 """Pure, deterministic generation of the demo dataset (no database, no clock)."""
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
 from models.base import sort_key_of
 from service.hours import weekly_spans
 
+from .chemistry import build_chemistry, build_labs, leading_terpenes, menu_copies, strain_copies
 from .dispensaries import build_dispensaries
 from .geography import load_laws, population
+from .lineage import build_lineage
 from .listings import build_deals, build_doctors
 from .strains import build_strains
 from .util import apportion
@@ -41,6 +43,7 @@ TABLES = (
     "strain_effects",
     "strain_flavors",
     "strain_terpenes",
+    "strain_parents",
     "dispensaries",
     "menu_items",
     "reviews",
@@ -83,6 +86,9 @@ class Dataset:
     reviews: list[Row]
     deals: list[Row]
     doctors: list[Row]
+    # Lineage edges (strain_id, parent_id, position); strains list their origin and chemistry,
+    # menu items their lab batch (seed.chemistry says what a load derives from them).
+    strain_parents: list[Row] = field(default_factory=list)
 
     def tables(self) -> dict[str, list[Row]]:
         """Table name -> rows, in an order that satisfies foreign keys.
@@ -108,8 +114,18 @@ class Dataset:
             column: _names_by_strain(getattr(self, name)) for column, name in LISTED_TRAITS.items()
         }
         tables["strains"] = [
-            {**s, **{column: names.get(s["id"], []) for column, names in listed.items()}}
+            {
+                "origin": "unknown",
+                "chemistry": None,
+                **s,
+                **{column: names.get(s["id"], []) for column, names in listed.items()},
+                **strain_copies(s.get("chemistry")),
+            }
             for s in self.strains
+        ]
+        tables["strain_terpenes"] = _terpene_rows(self.strains, self.strain_terpenes)
+        tables["menu_items"] = [
+            {"lab": None, **item, **menu_copies(item)} for item in self.menu_items
         ]
         tables.update(_opening_tables(self.dispensaries))
         return tables
@@ -117,6 +133,19 @@ class Dataset:
     def counts(self) -> dict[str, int]:
         """Table name -> number of rows."""
         return {name: len(rows) for name, rows in self.tables().items()}
+
+
+def _terpene_rows(strains: list[Row], rows: list[Row]) -> list[Row]:
+    """The strain_terpenes rows: a strain with chemistry lists its leading terpenes, the others
+    keep the names they were given."""
+    measured = {s["id"]: leading_terpenes(s["chemistry"]) for s in strains if s.get("chemistry")}
+    kept = [row for row in rows if row["strain_id"] not in measured]
+    derived = [
+        {"strain_id": strain_id, "name": name, "position": position}
+        for strain_id, names in measured.items()
+        for position, name in enumerate(names)
+    ]
+    return sorted(kept + derived, key=lambda row: (row["strain_id"], row["position"]))
 
 
 def _opening_tables(dispensaries: list[Row]) -> dict[str, list[Row]]:
@@ -186,6 +215,15 @@ def generate(*, scale: str = "full", seed: int = DEFAULT_SEED, today: date) -> D
         strains.strains,
         today,
     )
+    lineage = build_lineage(_rng(seed, "lineage"), strains.strains)
+    named = _names_by_strain(strains.terpenes)
+    chemistry, profiles = build_chemistry(_rng(seed, "chemistry"), strains.strains, named)
+    states = {shop["id"]: shop["state"] for shop in shops.dispensaries}
+    labs = build_labs(_rng(seed, "labs"), shops.menu_items, profiles, states, today)
+    strain_rows = [
+        {**s, "origin": lineage.origins[s["id"]], "chemistry": chemistry[s["id"]]}
+        for s in strains.strains
+    ]
     deals = build_deals(_rng(seed, "deals"), shops.dispensaries, size.deals, today)
     doctors = build_doctors(_rng(seed, "doctors"), apportion(with_medical, size.doctors), by_code)
     return Dataset(
@@ -193,12 +231,13 @@ def generate(*, scale: str = "full", seed: int = DEFAULT_SEED, today: date) -> D
         scale=scale,
         reference_day=today,
         laws=laws,
-        strains=strains.strains,
+        strains=strain_rows,
         strain_effects=strains.effects,
         strain_flavors=strains.flavors,
-        strain_terpenes=strains.terpenes,
+        strain_terpenes=_terpene_rows(strain_rows, strains.terpenes),
+        strain_parents=lineage.edges,
         dispensaries=shops.dispensaries,
-        menu_items=shops.menu_items,
+        menu_items=[{**item, "lab": labs.get(item["id"])} for item in shops.menu_items],
         reviews=shops.reviews,
         deals=deals,
         doctors=doctors,
