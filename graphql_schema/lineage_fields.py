@@ -11,13 +11,13 @@ from service import bounds, lineage
 from service.compounds import LINEAGE_DEPTH_MAX, LineageDirection
 from service.errors import NotFound
 from service.lineage import LINEAGE_DEPTH_MIN, LINEAGE_MAX_EDGES, LINEAGE_MAX_NODES, LineageRequest
+from service.paging import Page as ServicePage
 from service.strains import StrainRow
 
 from . import strain_type
 from .arguments import StrainSlug
 from .context import Context
-from .lazy import LazyStrain
-from .types import nested_window
+from .types import Page, nested_window
 
 if TYPE_CHECKING:
     from .strain_type import Strain
@@ -112,43 +112,36 @@ def lineage_graph(
         return None
 
 
-def _strains(
-    info: Info[Context, None], found: dict[int, list[StrainRow]]
-) -> dict[int, list["Strain"]]:
+def _pages(
+    info: Info[Context, None], found: dict[int, ServicePage[StrainRow]]
+) -> dict[int, Page["Strain"]]:
     return {
-        pk: [strain_type.Strain.from_model(row, info) for row in rows] for pk, rows in found.items()
+        pk: Page.of(page, [strain_type.Strain.from_model(row, info) for row in page.items])
+        for pk, page in found.items()
     }
 
 
 def strain_parents(
-    strain: "Strain",
-    info: Info[Context, None],
-    limit: int,
-    offset: int,
-) -> list[LazyStrain]:
-    """Strain.parents of ``strain``."""
+    strain: "Strain", info: Info[Context, None], limit: int, offset: int
+) -> Page["Strain"]:
+    """Strain.parents of ``strain``: its page, fetched with every strain of its level's."""
     window = nested_window(limit, offset, bounds.STRAIN_PARENTS)
     ctx = info.context
 
-    def fetch(ids: list[int]) -> dict[int, list["Strain"]]:
-        found = lineage.parents_by_strain(ctx.db, ids, limit=window.limit, offset=window.offset)
-        return _strains(info, found)
+    def fetch(ids: list[int]) -> dict[int, Page["Strain"]]:
+        return _pages(info, lineage.parents_by_strain(ctx.db, ids, window))
 
     return ctx.batch.load(("parents", window), "strain", strain._pk, fetch)
 
 
 def strain_children(
-    strain: "Strain",
-    info: Info[Context, None],
-    limit: int,
-    offset: int,
-) -> list[LazyStrain]:
-    """Strain.children of ``strain``."""
+    strain: "Strain", info: Info[Context, None], limit: int, offset: int
+) -> Page["Strain"]:
+    """Strain.children of ``strain``: its page, fetched with every strain of its level's."""
     window = nested_window(limit, offset, bounds.STRAIN_CHILDREN)
     ctx = info.context
 
-    def fetch(ids: list[int]) -> dict[int, list["Strain"]]:
-        found = lineage.children_by_strain(ctx.db, ids, limit=window.limit, offset=window.offset)
-        return _strains(info, found)
+    def fetch(ids: list[int]) -> dict[int, Page["Strain"]]:
+        return _pages(info, lineage.children_by_strain(ctx.db, ids, window))
 
     return ctx.batch.load(("children", window), "strain", strain._pk, fetch)

@@ -30,10 +30,10 @@ from .arguments import (
 from .context import Context
 from .dispensary_filters import dispensary_filters
 from .enums import StrainType
-from .lazy import LazyDispensary, LazyStrain
+from .lazy import LazyDispensary
 from .node import Node
 from .places import updated_since as since_of
-from .types import NEVER, UPDATED_AT, nested_window
+from .types import NEVER, UPDATED_AT, Page, nested_window
 
 
 @strawberry.type(description="A cannabis strain.")
@@ -141,7 +141,7 @@ class Strain(Node):
 
     # The lineage as strains (graphql_schema.lineage_fields), after the fields it had before.
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="The strains it was bred from, first parent first "
+        description="The strains it was bred from, first parent first, with their total "
         f"(limit at most {bounds.STRAIN_PARENTS.maximum})."
     )
     def parents(
@@ -149,17 +149,17 @@ class Strain(Node):
         info: Info[Context, None],
         limit: lineage_fields.StrainParentsLimit = bounds.STRAIN_PARENTS.default,
         offset: NestedOffset = 0,
-    ) -> list[LazyStrain]:
+    ) -> Page["Strain"]:
         return lineage_fields.strain_parents(self, info, limit, offset)
 
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
-        description="The strains bred from it, by name (any case), then slug "
-        f"(limit at most {bounds.STRAIN_CHILDREN.maximum})."
+        description="The strains bred from it, by name (any case), then slug, with their "
+        f"total (limit at most {bounds.STRAIN_CHILDREN.maximum})."
     )
     def children(
         self,
         info: Info[Context, None],
         limit: lineage_fields.StrainChildrenLimit = bounds.STRAIN_CHILDREN.default,
         offset: NestedOffset = 0,
-    ) -> list[LazyStrain]:
+    ) -> Page["Strain"]:
         return lineage_fields.strain_children(self, info, limit, offset)

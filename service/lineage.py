@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from sqlalchemy import Integer, Select, bindparam, select
+from sqlalchemy import Integer, Select, bindparam, func, select
 
 from models import Strain, StrainParent
 from models.db import AnySelect, Reader
 
 from .compounds import LINEAGE_DEPTH_MAX, LINEAGE_DIRECTIONS, LineageDirection
 from .errors import InvalidParameter
-from .paging import rows, top_per_parent
+from .paging import Page, PageRequest, rows, top_per_parent
 from .strains import LISTED, StrainRow, find_strain
 
 LINEAGE_DEPTH_MIN = 1
@@ -184,9 +184,9 @@ def _lineage(
 @lru_cache(maxsize=2)
 def _related_statement(direction: str) -> AnySelect:
     """``:limit`` parents (or children) of each strain in ``:ids`` after its first ``:offset``,
-    as the near end's id then the far end's listed columns: parents in their recorded order
-    (position), children by name then slug. A row number per strain does the window
-    (service.paging.top_per_parent): one statement for every strain asked about."""
+    as the near end's id, the far end's listed columns and how many the near end has in all:
+    parents in their recorded order (position), children by name then slug. A row number per
+    strain does the window (service.paging.top_per_parent): one statement for every strain."""
     up = direction == LineageDirection.ANCESTORS.value
     near, far = (
         (StrainParent.strain_id, StrainParent.parent_id)
@@ -194,8 +194,9 @@ def _related_statement(direction: str) -> AnySelect:
         else (StrainParent.parent_id, StrainParent.strain_id)
     )
     order = (StrainParent.position, far) if up else (Strain.sort_key, Strain.slug)
+    total = func.count().over(partition_by=near).label("total")
     stmt = (
-        select(near, *LISTED)
+        select(near, *LISTED, total)
         .join_from(StrainParent, Strain, Strain.id == far)
         .where(near.in_(bindparam("ids", expanding=True)))
     )
@@ -208,29 +209,54 @@ def _related_statement(direction: str) -> AnySelect:
     )
 
 
+@lru_cache(maxsize=2)
+def _counts_statement(direction: str) -> Select[int, int]:
+    """How many parents (or children) each strain in ``:ids`` has (those with any)."""
+    near = (
+        StrainParent.strain_id
+        if direction == LineageDirection.ANCESTORS.value
+        else StrainParent.parent_id
+    )
+    return (
+        select(near, func.count()).where(near.in_(bindparam("ids", expanding=True))).group_by(near)
+    )
+
+
 def _related(
-    db: Reader, ids: Iterable[int], direction: str, limit: int, offset: int
-) -> dict[int, list[StrainRow]]:
+    db: Reader, ids: Iterable[int], direction: str, window: PageRequest
+) -> dict[int, Page[StrainRow]]:
     found: dict[int, list[StrainRow]] = {id_: [] for id_ in ids}
     if not found:
-        return found
-    params = {"ids": list(found), "limit": limit, "offset": offset}
+        return {}
+    params = {"ids": list(found), "limit": window.limit, "offset": window.offset}
+    totals: dict[int, int] = {}
     for row in rows(db, _related_statement(direction), params):
-        found[row[0]].append(StrainRow(*row[1:]))
-    return found
+        # The near end's id, the far end's listed columns, the near end's total.
+        found[row[0]].append(StrainRow(*row[1:-1]))
+        totals[row[0]] = row[-1]
+    # A strain with nothing in its window has none at all, or fewer than the offset: counted.
+    unknown = [pk for pk, items in found.items() if not items and window.offset > 0]
+    if unknown:
+        totals.update(rows(db, _counts_statement(direction), {"ids": unknown}))
+    return {
+        pk: Page(items, totals.get(pk, 0), window.limit, window.offset)
+        for pk, items in found.items()
+    }
 
 
 def parents_by_strain(
-    db: Reader, ids: Iterable[int], *, limit: int, offset: int = 0
-) -> dict[int, list[StrainRow]]:
-    """Return each strain's page of parents (first parent first), keyed by strain id (all ids
-    present): one statement for all of them."""
-    return _related(db, ids, LineageDirection.ANCESTORS.value, limit, offset)
+    db: Reader, ids: Iterable[int], window: PageRequest
+) -> dict[int, Page[StrainRow]]:
+    """Return each strain's page of parents (first parent first) with their total, keyed by
+    strain id (all ids present): one statement for all of them (two when a window starts past
+    some strain's last parent)."""
+    return _related(db, ids, LineageDirection.ANCESTORS.value, window)
 
 
 def children_by_strain(
-    db: Reader, ids: Iterable[int], *, limit: int, offset: int = 0
-) -> dict[int, list[StrainRow]]:
-    """Return each strain's page of children by name (any case) then slug, keyed by strain id
-    (all ids present): one statement for all of them."""
-    return _related(db, ids, LineageDirection.DESCENDANTS.value, limit, offset)
+    db: Reader, ids: Iterable[int], window: PageRequest
+) -> dict[int, Page[StrainRow]]:
+    """Return each strain's page of children by name (any case) then slug with their total,
+    keyed by strain id (all ids present): one statement for all of them (two when a window
+    starts past some strain's last child)."""
+    return _related(db, ids, LineageDirection.DESCENDANTS.value, window)

@@ -7,10 +7,12 @@ The graph, by strain id (the tiny dataset's first strains, by name): 3 was bred 
 """
 
 import pytest
-from sqlalchemy import delete, select
+from sqlalchemy import Connection, delete, select
 from sqlalchemy.orm import Session
 
 from models import Strain, StrainParent
+from models.base import sort_key_of
+from seed import Dataset
 from service.errors import InvalidParameter, NotFound
 from service.lineage import (
     LINEAGE_MAX_NODES,
@@ -21,6 +23,8 @@ from service.lineage import (
     get_lineage,
     parents_by_strain,
 )
+from service.paging import PageRequest
+from tests.conftest import recorded_statements
 
 PARENTS = {3: [1, 2], 4: [3, 1], 5: [4], 6: [4, 2], 7: [6]}
 
@@ -174,32 +178,116 @@ def test_the_request_reads_its_direction_in_any_case() -> None:
     assert LineageRequest.create() == LineageRequest("ancestors", 1)
 
 
+def _slugs(found: dict) -> dict[int, list[str]]:
+    return {pk: [s.slug for s in page.items] for pk, page in found.items()}
+
+
 def test_parents_come_in_their_recorded_order_and_page(graph: Session, slug) -> None:
-    found = parents_by_strain(graph, [3, 4, 5, 8], limit=5)
-    assert {pk: [s.slug for s in rows] for pk, rows in found.items()} == {
+    found = parents_by_strain(graph, [3, 4, 5, 8], PageRequest(5, 0))
+    assert _slugs(found) == {
         3: [slug[1], slug[2]],
         4: [slug[3], slug[1]],  # recorded order, not by name
         5: [slug[4]],
         8: [],
     }
-    second = parents_by_strain(graph, [3, 4], limit=1, offset=1)
-    assert {pk: [s.slug for s in rows] for pk, rows in second.items()} == {
-        3: [slug[2]],
-        4: [slug[1]],
-    }
+    assert {pk: page.total for pk, page in found.items()} == {3: 2, 4: 2, 5: 1, 8: 0}
+    second = parents_by_strain(graph, [3, 4, 5], PageRequest(1, 1))
+    assert _slugs(second) == {3: [slug[2]], 4: [slug[1]], 5: []}
+    # A window past a strain's last parent still knows how many it has.
+    assert {pk: page.total for pk, page in second.items()} == {3: 2, 4: 2, 5: 1}
+    assert (second[3].limit, second[3].offset) == (1, 1)
 
 
 def test_children_come_by_name_and_page_per_parent(graph: Session, slug) -> None:
-    found = children_by_strain(graph, [1, 2, 4, 7], limit=5)
-    assert {pk: [s.slug for s in rows] for pk, rows in found.items()} == {
+    found = children_by_strain(graph, [1, 2, 4, 7], PageRequest(5, 0))
+    assert _slugs(found) == {
         1: [slug[3], slug[4]],
         2: [slug[3], slug[6]],
         4: [slug[5], slug[6]],
         7: [],
     }
-    first = children_by_strain(graph, [1, 4], limit=1)
-    assert {pk: [s.slug for s in rows] for pk, rows in first.items()} == {
-        1: [slug[3]],
-        4: [slug[5]],
-    }
-    assert children_by_strain(graph, [], limit=5) == {}
+    first = children_by_strain(graph, [1, 4], PageRequest(1, 0))
+    assert _slugs(first) == {1: [slug[3]], 4: [slug[5]]}
+    assert {pk: page.total for pk, page in first.items()} == {1: 2, 4: 2}
+    assert children_by_strain(graph, [], PageRequest(5, 0)) == {}
+
+
+def test_pages_of_relatives_take_one_statement_unless_a_window_passes_the_end(
+    graph: Session,
+) -> None:
+    with recorded_statements(graph.connection()) as seen:
+        children_by_strain(graph, [1, 2, 4, 7, 8], PageRequest(5, 0))
+    assert len(seen) == 1
+    with recorded_statements(graph.connection()) as seen:
+        children_by_strain(graph, [1, 2, 4, 7, 8], PageRequest(5, 1))
+    assert len(seen) == 2  # 7 and 8 have nothing at offset 1: counted apart
+
+
+# --- the tiny dataset's own lineage ------------------------------------------------------------
+
+
+def _expected(dataset: Dataset, root_id: int, up: bool, depth: int) -> tuple[list, list]:
+    """The documented answer, worked out over the generated rows: a walk generation by
+    generation, each strain at its smallest depth, nodes by (depth, name key, slug), edges
+    from each strain below the depth by (position of the nearer end, of the farther end)."""
+    strains = {s["id"]: s for s in dataset.strains}
+    links: dict[int, list[int]] = {}
+    for row in dataset.strain_parents:
+        near, far = (
+            (row["strain_id"], row["parent_id"]) if up else (row["parent_id"], row["strain_id"])
+        )
+        links.setdefault(near, []).append(far)
+    depth_of = {root_id: 0}
+    walked = []
+    frontier = [root_id]
+    for generation in range(1, depth + 1):
+        reached = []
+        for near in frontier:
+            for far in links.get(near, []):
+                walked.append((near, far))
+                if far not in depth_of:
+                    depth_of[far] = generation
+                    reached.append(far)
+        frontier = reached
+
+    def key(pk: int) -> tuple:
+        return (depth_of[pk], sort_key_of(strains[pk]["name"]), strains[pk]["slug"])
+
+    ordered = sorted((pk for pk in depth_of if pk != root_id), key=key)
+    position = {pk: index for index, pk in enumerate(ordered)} | {root_id: -1}
+    nodes = [LineageNode(strains[pk]["slug"], strains[pk]["name"], depth_of[pk]) for pk in ordered]
+    edges = []
+    for near, far in sorted(walked, key=lambda pair: (position[pair[0]], position[pair[1]])):
+        child, parent = (near, far) if up else (far, near)
+        edges.append(LineageEdge(strains[child]["slug"], strains[parent]["slug"]))
+    return nodes, edges
+
+
+@pytest.mark.parametrize("direction", ["ancestors", "descendants"])
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_every_strain_of_the_dataset_has_its_documented_lineage(
+    db: Connection, dataset: Dataset, direction: str, depth: int
+) -> None:
+    walked = 0
+    for strain in dataset.strains:
+        found = get_lineage(
+            db, strain["slug"], LineageRequest.create(direction=direction, depth=depth)
+        )
+        nodes, edges = _expected(dataset, strain["id"], direction == "ancestors", depth)
+        assert (found.root, found.nodes, found.edges) == (strain["slug"], nodes, edges), strain[
+            "slug"
+        ]
+        assert found.truncated is False
+        walked += len(found.nodes)
+    assert walked > len(dataset.strains) // 2  # most strains have relatives
+
+
+def test_a_known_pedigree_three_generations_up(db: Connection) -> None:
+    found = get_lineage(db, "wedding-cake", LineageRequest.create(depth=2))
+    # Wedding Cake = Cherry Pie x Girl Scout Cookies; Cherry Pie = Granddaddy Purple x Durban
+    # Poison; Girl Scout Cookies = OG Kush x Durban Poison (seed.lineage's known parents).
+    assert [(n.slug, n.depth) for n in found.nodes][:2] == [
+        ("cherry-pie", 1),
+        ("girl-scout-cookies", 1),
+    ]
+    assert ("cherry-pie", "durban-poison") in {(e.child, e.parent) for e in found.edges}
