@@ -11,7 +11,6 @@ from sqlalchemy import Connection, delete, select
 from sqlalchemy.orm import Session
 
 from models import Strain, StrainParent
-from models.base import sort_key_of
 from seed import Dataset
 from service.errors import InvalidParameter, NotFound
 from service.lineage import (
@@ -25,6 +24,7 @@ from service.lineage import (
 )
 from service.paging import PageRequest
 from tests.conftest import recorded_statements
+from tests.lineages import expected_lineage
 
 PARENTS = {3: [1, 2], 4: [3, 1], 5: [4], 6: [4, 2], 7: [6]}
 
@@ -226,43 +226,6 @@ def test_pages_of_relatives_take_one_statement_unless_a_window_passes_the_end(
 # --- the tiny dataset's own lineage ------------------------------------------------------------
 
 
-def _expected(dataset: Dataset, root_id: int, up: bool, depth: int) -> tuple[list, list]:
-    """The documented answer, worked out over the generated rows: a walk generation by
-    generation, each strain at its smallest depth, nodes by (depth, name key, slug), edges
-    from each strain below the depth by (position of the nearer end, of the farther end)."""
-    strains = {s["id"]: s for s in dataset.strains}
-    links: dict[int, list[int]] = {}
-    for row in dataset.strain_parents:
-        near, far = (
-            (row["strain_id"], row["parent_id"]) if up else (row["parent_id"], row["strain_id"])
-        )
-        links.setdefault(near, []).append(far)
-    depth_of = {root_id: 0}
-    walked = []
-    frontier = [root_id]
-    for generation in range(1, depth + 1):
-        reached = []
-        for near in frontier:
-            for far in links.get(near, []):
-                walked.append((near, far))
-                if far not in depth_of:
-                    depth_of[far] = generation
-                    reached.append(far)
-        frontier = reached
-
-    def key(pk: int) -> tuple:
-        return (depth_of[pk], sort_key_of(strains[pk]["name"]), strains[pk]["slug"])
-
-    ordered = sorted((pk for pk in depth_of if pk != root_id), key=key)
-    position = {pk: index for index, pk in enumerate(ordered)} | {root_id: -1}
-    nodes = [LineageNode(strains[pk]["slug"], strains[pk]["name"], depth_of[pk]) for pk in ordered]
-    edges = []
-    for near, far in sorted(walked, key=lambda pair: (position[pair[0]], position[pair[1]])):
-        child, parent = (near, far) if up else (far, near)
-        edges.append(LineageEdge(strains[child]["slug"], strains[parent]["slug"]))
-    return nodes, edges
-
-
 @pytest.mark.parametrize("direction", ["ancestors", "descendants"])
 @pytest.mark.parametrize("depth", [1, 2, 3])
 def test_every_strain_of_the_dataset_has_its_documented_lineage(
@@ -273,7 +236,7 @@ def test_every_strain_of_the_dataset_has_its_documented_lineage(
         found = get_lineage(
             db, strain["slug"], LineageRequest.create(direction=direction, depth=depth)
         )
-        nodes, edges = _expected(dataset, strain["id"], direction == "ancestors", depth)
+        nodes, edges = expected_lineage(dataset, strain["id"], direction == "ancestors", depth)
         assert (found.root, found.nodes, found.edges) == (strain["slug"], nodes, edges), strain[
             "slug"
         ]
