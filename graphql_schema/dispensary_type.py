@@ -289,14 +289,6 @@ class Dispensary(Node):
     def law(self, info: Info[Context, None]) -> Law | None:
         return law_for(info, self._state)
 
-    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
-    def updated_at(self) -> datetime:
-        return self._updated_at
-
-    @strawberry.field(description=MENU_UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
-    def menu_updated_at(self) -> datetime:
-        return self._menu_updated_at
-
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description=f"{PRICE_PER_GRAM} {_STOCKED_ONLY}"
     )
@@ -308,3 +300,11 @@ class Dispensary(Node):
     def lab(self, info: Info[Context, None]) -> LabBatch | None:
         offer = _offer(self, info)
         return None if offer is None else LabBatch.of(offer.lab)
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at
+
+    @strawberry.field(description=MENU_UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def menu_updated_at(self) -> datetime:
+        return self._menu_updated_at

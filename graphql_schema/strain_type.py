@@ -135,11 +135,8 @@ class Strain(Node):
             for row in rows
         ]
 
-    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
-    def updated_at(self) -> datetime:
-        return self._updated_at
-
-    # The lineage as strains (graphql_schema.lineage_fields), after the fields it had before.
+    # The lineage as strains (graphql_schema.lineage_fields), after the fields it had before
+    # (the stamp stays last).
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="The strains it was bred from, first parent first, with their total "
         f"(limit at most {bounds.STRAIN_PARENTS.maximum})."
@@ -163,3 +160,7 @@ class Strain(Node):
         offset: NestedOffset = 0,
     ) -> Page["Strain"]:
         return lineage_fields.strain_children(self, info, limit, offset)
+
+    @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
+    def updated_at(self) -> datetime:
+        return self._updated_at

@@ -283,11 +283,11 @@ class StockistSchema(_DispensaryHitFields):
 
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True, metadata={"example": "1/8 oz"})
-    updated_at = _updated_at()
-    menu_updated_at = _menu_updated_at()
-    # Added after the fields it had before (the batch of that menu item, its price per gram).
+    # Added after the fields it had before, the stamps staying last.
     lab = _lab()
     price_per_gram = _price_per_gram()
+    updated_at = _updated_at()
+    menu_updated_at = _menu_updated_at()
 
 
 class MenuItemSchema(Output):

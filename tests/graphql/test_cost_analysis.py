@@ -155,6 +155,11 @@ def test_the_table_reads_defaults_from_the_schema_and_maxima_from_the_service(
         "Dispensary.menu": (100, 100, False),
         "Dispensary.reviews": (20, 20, False),
         "Strain.dispensaries": (20, 100, False),
+        "Strain.parents": (10, 10, True),
+        "Strain.children": (20, 100, True),
+        "LabBatch.results": (18, 18, False),
+        "LineageGraph.nodes": (100, 100, False),
+        "LineageGraph.edges": (300, 300, False),
     }
 
 
@@ -201,5 +206,5 @@ def test_a_type_name_read_from_a_variable_is_part_of_what_is_remembered() -> Non
     boolean = limits.check(document, text, None, {"t": "Boolean"})
     query = limits.check(document, text, None, {"t": "Query"})
     # Boolean has no fields: null counts 1.
-    assert (boolean, query) == ((1 + 1) * INTROSPECTION, (1 + 14 * 2) * INTROSPECTION)
+    assert (boolean, query) == ((1 + 1) * INTROSPECTION, (1 + 15 * 2) * INTROSPECTION)
     assert limits.estimate(document, text, None, {"t": "Query"}).variables == ("t",)

@@ -450,6 +450,7 @@ def test_a_parameter_etags_read_as_a_number_is_a_number_wherever_it_is_taken(app
         "radius",
         "bbox",
         "depth",
+        "total_thc_min",
     }
     every = (
         StrainArgs,

@@ -85,7 +85,13 @@ def test_the_graphql_cost_estimate_sizes_each_list_at_its_maximum() -> None:
         assert (size.maximum, size.argument) == (bound.maximum, "limit"), _key(bound)
     # Besides the table, only the laws (one record per jurisdiction, no limit argument) and
     # nodes (one record per id asked, at most MAX_NODE_IDS).
-    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {("Query", "laws"), ("Query", "nodes")}
+    assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {
+        ("Query", "laws"),
+        ("Query", "nodes"),
+        ("LabBatch", "results"),
+        ("LineageGraph", "nodes"),
+        ("LineageGraph", "edges"),
+    }
     assert (LIST_SIZES["Query", "nodes"].maximum, LIST_SIZES["Query", "nodes"].argument) == (
         MAX_NODE_IDS,
         "ids",
