@@ -47,18 +47,22 @@ LEAVES = {
     "Strain": ["id", "slug", "name", "type", "thc", "cbd", "effects", "flavors", "description",
                "rating", "reviewCount", "terpenes", "dominantTerpene", "ratio"],
     "Dispensary": ["id", "name", "address", "type", "rating", "delivery", "phone", "website",
-                   "timezone", "reviewCount", "distance", "price", "unit", "isOpen", "nextChange"],
+                   "timezone", "reviewCount", "distance", "price", "unit", "isOpen", "nextChange",
+                   "pricePerGram"],
     "Deal": ["id", "title", "dispensaryName", "category", "discount", "expires", "distance"],
     "Doctor": ["id", "name", "city", "state", "telehealth", "rating", "price", "timezone",
                "distance"],
     "Law": ["id", "state", "stateCode", "recreational", "medical", "possessionLimitOz", "homeGrow",
             "homeGrowPlants", "deliveryLegal", "updated"],
-    "MenuItem": ["name", "category", "price", "unit", "strainSlug"],
+    "MenuItem": ["name", "category", "price", "unit", "strainSlug", "pricePerGram"],
     "Review": ["rating", "text", "author", "date"],
 }  # fmt: skip
+# A batch on the shelf, as a menu item (or a strain's dispensary) shows it.
+LAB = "lab { batchId testedAt lab coaUrl results { key value unit qualifier } totalThc totalCbd }"
 OBJECTS = {
-    "Dispensary": ("hours { mon fri sun }", "location { lat lng }"),
+    "Dispensary": ("hours { mon fri sun }", "location { lat lng }", LAB),
     "Doctor": ("location { lat }",),
+    "MenuItem": (LAB,),
 }
 PAGE_LEAVES = ("total", "limit", "offset")
 # Fields of the search union's members that one name gives different types.
@@ -268,9 +272,25 @@ def _strain_dispensaries(b: _Builder, depth: int) -> str:
     b.when(given)
     b.since(given)
     b.place_sort(given, near)
+    if b.rng.random() < 0.15:
+        given["sort"] = ("PlaceSort", _Enum("PRICE_PER_GRAM"))
+    if b.rng.random() < 0.2:
+        given["totalThcMin"] = ("Float", float(b.rng.choice((0, 10, 18.5, 25, 100))))
     b.window(given)
     arguments = b.arguments("Strain.dispensaries", given)
     return f"dispensaries{arguments} {{ {b.selection('Dispensary', depth)} }}"
+
+
+def _kin(relation: str, maximum: int) -> Callable[[_Builder, int], str]:
+    """Strain.parents or Strain.children: strains again, so nestings multiply their limits."""
+
+    def build(b: _Builder, depth: int) -> str:
+        given: dict[str, tuple[str, Any]] = {}
+        b.window(given, maximum)
+        arguments = b.arguments(f"Strain.{relation}", given)
+        return f"{relation}{arguments} {{ {b.selection('Strain', depth)} }}"
+
+    return build
 
 
 def _nested_window(owner: str, maximum: int) -> Callable[[_Builder, int], str]:
@@ -302,13 +322,19 @@ def _chemistry(b: _Builder, depth: int) -> str:
     return f"chemistry {{ {_picked(b, CHEMISTRY_PARTS)} }}"
 
 
-def _lineage(b: _Builder, depth: int) -> str:
+def _strain_lineage(b: _Builder, depth: int) -> str:
     b.uses.add("lineage->Lineage")
     return f"lineage {{ {_picked(b, LINEAGE_PARTS)} }}"
 
 
 RELATIONS: dict[str, tuple[Callable[[_Builder, int], str], ...]] = {
-    "Strain": (_strain_dispensaries, _chemistry, _lineage),
+    "Strain": (
+        _strain_dispensaries,
+        _chemistry,
+        _strain_lineage,
+        _kin("parents", 3),
+        _kin("children", 100),
+    ),
     "Dispensary": (
         _nested_window("deals", 100),
         _nested_window("menu", 100),
@@ -519,6 +545,18 @@ def _laws(b: _Builder, depth: int) -> str:
     return f"laws{b.arguments('Query.laws', given)} {{ {b.selection('Law', depth)} }}"
 
 
+def _lineage(b: _Builder, depth: int) -> str:
+    rng = b.rng
+    given: dict[str, tuple[str, Any]] = {"slug": ("String!", rng.choice(SLUGS))}
+    if rng.random() < 0.6:
+        given["direction"] = ("LineageDirection!", _Enum(rng.choice(("ANCESTORS", "DESCENDANTS"))))
+    if rng.random() < 0.7:
+        given["depth"] = ("Int!", rng.choice((1, 2, 3)))
+    nodes = "nodes { slug name depth }" if rng.random() < 0.8 else ""
+    edges = "edges { child parent }" if rng.random() < 0.7 else ""
+    return f"lineage{b.arguments('Query.lineage', given)} {{ root truncated {nodes} {edges} }}"
+
+
 def _introspection(b: _Builder, depth: int) -> str:
     template = b.rng.choice(INTROSPECTION)
     b.uses.add("introspection")
@@ -552,6 +590,7 @@ ROOTS: dict[str, Callable[[_Builder, int], str]] = {
     "nodes": _nodes,
     "changes": _changes,
     "compounds": _compounds,
+    "lineage": _lineage,
 }
 # How often each root is drawn: lists more often than single records.
 WEIGHTS = {

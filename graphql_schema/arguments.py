@@ -16,6 +16,7 @@ from service.filters import (
     MAX_CANNABINOID,
     MAX_CBD,
     MAX_THC,
+    MAX_TOTAL_THC,
     MAX_VALUES,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
@@ -250,11 +251,27 @@ OpenAt = Annotated[
         "and nextChange at that instant. Not with openNow."
     ),
 ]
+_PLACE_ORDERS = [s.name for s in PlaceSort if s is not PlaceSort.PRICE_PER_GRAM]
 PlaceOrder = Annotated[
     PlaceSort | None,
     _described(
+        f"Order of the list: {_listed(_PLACE_ORDERS)}. Default NAME, or DISTANCE (which needs "
+        "zip or near) around a point."
+    ),
+]
+StockistOrder = Annotated[
+    PlaceSort | None,
+    _described(
         f"Order of the list: {_listed([s.name for s in PlaceSort])}. Default NAME, or DISTANCE "
-        "(which needs zip or near) around a point."
+        "(which needs zip or near) around a point. PRICE_PER_GRAM: cheapest per gram of the "
+        "strain's menu item first (ties by name, then id), those without one last."
+    ),
+]
+TotalThcMin = Annotated[
+    float | None,
+    _described(
+        f"Only dispensaries whose menu item of the strain has a lab batch with a total THC of at "
+        f"least this, from 0 to {MAX_TOTAL_THC:g} (an item without a batch never matches)."
     ),
 ]
 DealOrder = Annotated[

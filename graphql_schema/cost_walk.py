@@ -43,6 +43,8 @@ from service.bounds import LISTS
 from service.compounds import CANNABINOID_KEYS, COMPOUNDS, MAX_PARENTS, TERPENE_KEYS
 from service.dataset import TableSizes
 from service.geo import JURISDICTIONS
+from service.lab import MAX_LAB_RESULTS
+from service.lineage import LINEAGE_MAX_EDGES, LINEAGE_MAX_NODES
 from service.nodes import MAX_NODE_IDS
 
 from .cost_work import ARGUMENT, CALL, INTROSPECTION, ROWS, WORK, rows_read
@@ -75,6 +77,11 @@ LIST_SIZES: dict[tuple[str, str], ListSize] = {
     ("Chemistry", "cannabinoids"): ListSize(len(CANNABINOID_KEYS), argument=None),
     ("Chemistry", "terpenes"): ListSize(len(TERPENE_KEYS), argument=None),
     ("Lineage", "parents"): ListSize(MAX_PARENTS, argument=None),
+    # A batch's results: at most one per compound.
+    ("LabBatch", "results"): ListSize(MAX_LAB_RESULTS, argument=None),
+    # A lineage's strains and links, at their bounds (service.lineage).
+    ("LineageGraph", "nodes"): ListSize(LINEAGE_MAX_NODES, argument=None),
+    ("LineageGraph", "edges"): ListSize(LINEAGE_MAX_EDGES, argument=None),
 }
 
 

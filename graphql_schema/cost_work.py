@@ -100,6 +100,12 @@ WORK: dict[tuple[str, str], FieldWork] = {
     # The vocabulary, built without a statement.
     ("Query", "compounds"): FieldWork(call=8),
     ("Strain", "dispensaries"): NESTED_LIST,
+    ("Strain", "parents"): NESTED_LIST,
+    ("Strain", "children"): NESTED_LIST,
+    # The root's lookup, then a statement per generation (up to three), for each call.
+    ("Query", "lineage"): FieldWork(
+        call=3 * ROOT_RECORD.statement, statement=ROOT_RECORD.statement
+    ),
     ("Dispensary", "deals"): NESTED_LIST,
     ("Dispensary", "menu"): FieldWork(call=12, statement=120),
     ("Dispensary", "reviews"): NESTED_LIST,
@@ -109,6 +115,8 @@ WORK: dict[tuple[str, str], FieldWork] = {
     ("Dispensary", "nextChange"): FieldWork(),
     ("Dispensary", "price"): FieldWork(statement=120),
     ("Dispensary", "unit"): FieldWork(statement=120),
+    ("Dispensary", "pricePerGram"): FieldWork(statement=120),
+    ("Dispensary", "lab"): FieldWork(statement=120),
     ("Deal", "dispensary"): FieldWork(call=25, statement=120),
     ("Doctor", "law"): FieldWork(call=2, statement=120),
     # The change stamps: attributes read by a method, so that the schema lists them last.

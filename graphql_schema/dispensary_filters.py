@@ -5,7 +5,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from enum import Enum
 
-from service.filters import DispensaryFilters
+from service.filters import PLACE_SORTS, DispensaryFilters
 
 from . import places
 from .arguments import BBoxInput, NearInput
@@ -28,9 +28,12 @@ def dispensary_filters(
     open_at: datetime | None = None,
     sort: Enum | None = None,
     updated_since: datetime | None = None,
+    total_thc_min: float | None = None,
+    sorts: tuple[str, ...] = PLACE_SORTS,
 ) -> DispensaryFilters:
     """Query.dispensaries' and Strain.dispensaries' arguments as the service's filters
-    (``updated_since``: already read by ``places.updated_since``)."""
+    (``updated_since``: already read by ``places.updated_since``; ``sorts``: the orders the
+    field takes, as the service's DispensaryFilters.create)."""
     any_of = AnyOf()
     state_or_states = any_of.pick("state", state, "states", states)
     type_or_types = any_of.pick("type", type, "types", types)
@@ -43,6 +46,8 @@ def dispensary_filters(
             delivery=delivery,
             where=where,
             when=when,
-            sort=places.value(sort),
+            sort=places.place_order(sort, sorts),
             updated_since=updated_since,
+            total_thc_min=total_thc_min,
+            sorts=sorts,
         )

@@ -15,9 +15,10 @@ from strawberry import Info
 from service import bounds, deals, dispensaries, strains
 from service.deals import DealRow
 from service.dispensary_rows import DispensaryRow, StockedRow
+from service.filters import DispensaryFilters
 from service.hours import OpenState, open_state
+from service.offers import Offer, OfferChoice, offers_by_pair
 from service.stamps import as_utc
-from service.stockist_lists import Offer, offers_by_pair
 
 from . import deal_type, strain_type
 from .arguments import (
@@ -28,6 +29,7 @@ from .arguments import (
 )
 from .context import Context
 from .enums import DispensaryType
+from .lab_type import LAB, PRICE_PER_GRAM, LabBatch
 from .lazy import LazyDeal
 from .menu_item import MenuItem, menu_selects_strain
 from .node import Node
@@ -60,11 +62,14 @@ def _offer(root: "Dispensary", info: Info[Context, None]) -> Offer | None:
     if root._offer is not None or root._stocking is None:
         return root._offer
     ctx = info.context
+    chosen = root._stocked_by
+    # Which item counts depends on the list's total THC and order (service.offers).
+    relation = ("offer", None if chosen is None else (OfferChoice.of(chosen), chosen.total_thc_min))
     return ctx.batch.load(
-        "offer",
+        relation,
         "stocking",
         (root._stocking, root._pk),
-        lambda pairs: offers_by_pair(ctx.db, pairs),
+        lambda pairs: offers_by_pair(ctx.db, pairs, chosen),
     )
 
 
@@ -82,6 +87,7 @@ _STOCKED = (
     "The price (USD) and unit of the strain's menu item; only under Strain.dispensaries "
     "(null elsewhere)."
 )
+_STOCKED_ONLY = "Of the strain's menu item; only under Strain.dispensaries (null elsewhere)."
 
 
 def _review_count(root: "Dispensary", info: Info[Context, None]) -> int:
@@ -129,6 +135,7 @@ class Dispensary(Node):
     # strain's id, to look that item up when asked (the batched path).
     _offer: strawberry.Private[Offer | None] = None
     _stocking: strawberry.Private[int | None] = None
+    _stocked_by: strawberry.Private[DispensaryFilters | None] = None  # that list's filters
     _updated_at: strawberry.Private[datetime] = NEVER
     _menu_updated_at: strawberry.Private[datetime] = NEVER
 
@@ -140,9 +147,10 @@ class Dispensary(Node):
         distance: float | None = None,
         *,
         stocking: int | None = None,
+        stocked_by: DispensaryFilters | None = None,
     ) -> "Dispensary":
         """``stocking``: under Strain.dispensaries, that strain's id (a StockedRow carries its
-        menu item itself)."""
+        menu item itself), and ``stocked_by`` that list's filters (which item counts)."""
         batch = info.context.batch
         batch.register_one("dispensary", d.id)
         batch.register_one("state", d.state)
@@ -168,8 +176,13 @@ class Dispensary(Node):
             _state=d.state,
             _hours=d.hours,
             _open=timed,
-            _offer=(d.price, d.unit) if isinstance(d, StockedRow) else None,
+            _offer=(
+                Offer(d.price, d.unit, d.price_per_gram, d.lab)
+                if isinstance(d, StockedRow)
+                else None
+            ),
             _stocking=stocking,
+            _stocked_by=stocked_by,
             _updated_at=as_utc(d.updated_at),
             _menu_updated_at=as_utc(d.menu_updated_at),
         )
@@ -275,6 +288,18 @@ class Dispensary(Node):
     )
     def law(self, info: Info[Context, None]) -> Law | None:
         return law_for(info, self._state)
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description=f"{PRICE_PER_GRAM} {_STOCKED_ONLY}"
+    )
+    def price_per_gram(self, info: Info[Context, None]) -> float | None:
+        offer = _offer(self, info)
+        return None if offer is None else offer.price_per_gram
+
+    @strawberry.field(description=f"{LAB} {_STOCKED_ONLY}")  # type: ignore[untyped-decorator]
+    def lab(self, info: Info[Context, None]) -> LabBatch | None:
+        offer = _offer(self, info)
+        return None if offer is None else LabBatch.of(offer.lab)
 
     @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
     def updated_at(self) -> datetime:

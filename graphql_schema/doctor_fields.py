@@ -3,7 +3,7 @@
 from strawberry import Info
 
 from service import bounds, doctors
-from service.filters import DoctorFilters
+from service.filters import PLACE_SORTS, DoctorFilters
 from service.paging import PageRequest
 
 from . import places
@@ -51,7 +51,7 @@ def doctors_page(
             city=city,
             telehealth=telehealth,
             where=where,
-            sort=places.value(sort),
+            sort=places.place_order(sort, PLACE_SORTS),
             updated_since=places.updated_since(updated_since, info.context.instant),
         )
     page = doctors.list_doctors(

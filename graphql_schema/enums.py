@@ -1,6 +1,6 @@
 """GraphQL enums: service.vocab's Enum classes, registered with Strawberry as they are, and the
-orders a list takes (values: service.filters' PLACE_SORTS, DEAL_SORTS, STRAIN_SORTS and
-LAW_SORTS).
+orders a list takes (values: service.filters' STOCKIST_SORTS (PLACE_SORTS and the order only a
+strain's dispensaries take), DEAL_SORTS, STRAIN_SORTS and LAW_SORTS).
 
 Member names, values and order are the service's; only the descriptions are GraphQL's.
 """
@@ -64,6 +64,11 @@ class PlaceSort(Enum):
     RATING_DESC = strawberry.enum_value("-rating", description="Highest rating first.")
     UPDATED_AT = strawberry.enum_value("updated_at", description=_UPDATED_AT)
     UPDATED_AT_DESC = strawberry.enum_value("-updated_at", description=_UPDATED_AT_DESC)
+    PRICE_PER_GRAM = strawberry.enum_value(
+        "price_per_gram",
+        description="Cheapest per gram of the strain's menu item first, those without a price "
+        "per gram last: only Strain.dispensaries (other lists refuse it).",
+    )
 
 
 @strawberry.enum(description="Order of a list of deals; ties go to the expiry, then the id.")

@@ -11,6 +11,7 @@ from service.dispensaries import MenuEntry
 
 from .accel.nodes import per_field_nodes
 from .context import Context
+from .lab_type import LAB, PRICE_PER_GRAM, LabBatch
 from .lazy import LazyStrain
 
 if TYPE_CHECKING:
@@ -28,6 +29,8 @@ class MenuItem:
     strain: LazyStrain | None = strawberry.field(
         default=None, description="The strain, when the item is a strain's flower."
     )
+    lab: LabBatch | None = strawberry.field(default=None, description=LAB)
+    price_per_gram: float | None = strawberry.field(default=None, description=PRICE_PER_GRAM)
 
     @classmethod
     def from_entry(cls, entry: MenuEntry, strain: "Strain | None" = None) -> "MenuItem":
@@ -38,6 +41,8 @@ class MenuItem:
             unit=entry.unit,
             strain_slug=entry.strain,
             strain=strain,
+            lab=LabBatch.of(entry.lab),
+            price_per_gram=entry.price_per_gram,
         )
 
 

@@ -74,3 +74,12 @@ def updated_since(value: datetime | None, instant: Clock) -> datetime | None:
 def value(member: Enum | None) -> str | None:
     """The service's text of an enum argument (a sort order)."""
     return None if member is None else str(member.value)
+
+
+def place_order(member: Enum | None, sorts: tuple[str, ...]) -> str | None:
+    """``value`` of a PlaceSort argument, refusing (naming ``sort``) the order a list does not
+    take: PRICE_PER_GRAM orders only Strain.dispensaries."""
+    given = value(member)
+    if given is not None and given not in sorts and member is not None:
+        raise InvalidParameter(f"sort {member.name} orders only Strain.dispensaries", param="sort")
+    return given

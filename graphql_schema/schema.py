@@ -44,6 +44,7 @@ from .dispensary_type import Dispensary
 from .doctor_fields import doctors_page
 from .enums import SearchType
 from .errors import RejectEmptySelectionSets
+from .lineage_fields import lineage_graph
 from .node import Node
 from .node_lookup import nodes_by_ids
 from .places import updated_since as updated_since_of
@@ -172,6 +173,12 @@ class Query:
     )
     def nodes(self, info: Info[Context, None], ids: NodeIds) -> list[Node | None]:
         return nodes_by_ids(info, ids)
+
+    lineage = strawberry.field(
+        resolver=lineage_graph,
+        description="A strain's ancestors or descendants to a depth of 1 to 3 (the strains "
+        "reached and the parent links between them), or null for an unknown slug.",
+    )
 
     changes = strawberry.field(
         resolver=changes_page,

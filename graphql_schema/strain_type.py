@@ -7,21 +7,23 @@ from strawberry import Info
 
 from service import bounds, stockist_lists, strains
 from service.dispensary_rows import DispensaryRow
+from service.filters import STOCKIST_SORTS
 from service.stamps import as_utc
 from service.strains import StrainDetail, StrainRow
 
-from . import dispensary_type
+from . import dispensary_type, lineage_fields
 from .arguments import (
     MapBox,
     NearPoint,
     NestedOffset,
     OpenAt,
     OpenNow,
-    PlaceOrder,
     Radius,
     States,
+    StockistOrder,
     StrainDispensariesLimit,
     StrainDispensariesState,
+    TotalThcMin,
     UpdatedSince,
     Zip,
 )
@@ -34,7 +36,7 @@ from .enums import Ratio, StrainType, TerpeneKey
 from .lazy import LazyDispensary
 from .node import Node
 from .places import updated_since as since_of
-from .types import NEVER, UPDATED_AT, nested_window
+from .types import NEVER, UPDATED_AT, Page, nested_window
 
 
 @strawberry.type(description="A cannabis strain.")
@@ -95,7 +97,9 @@ class Strain(Node):
     @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
         description="Dispensaries whose menu lists the strain, each with the item's price and "
         "unit; by name unless sort says otherwise (nearest first around a point). Every filter "
-        "of Query.dispensaries that fits one strain."
+        "of Query.dispensaries that fits one strain, and the lab batch's total THC. When a menu "
+        "lists the strain more than once, the item that counts is the cheapest of those "
+        "reaching totalThcMin (with sort PRICE_PER_GRAM: the lowest price per gram)."
     )
     def dispensaries(
         self,
@@ -108,10 +112,11 @@ class Strain(Node):
         bbox: MapBox = None,
         open_now: OpenNow = None,
         open_at: OpenAt = None,
-        sort: PlaceOrder = None,
+        sort: StockistOrder = None,
         limit: StrainDispensariesLimit = bounds.STRAIN_DISPENSARIES.default,
         offset: NestedOffset = 0,
         updated_since: UpdatedSince = None,
+        total_thc_min: TotalThcMin = None,
     ) -> list[LazyDispensary]:
         window = nested_window(limit, offset, bounds.STRAIN_DISPENSARIES)
         filters = dispensary_filters(
@@ -125,6 +130,8 @@ class Strain(Node):
             open_at=open_at,
             sort=sort,
             updated_since=since_of(updated_since, info.context.instant),
+            total_thc_min=total_thc_min,
+            sorts=STOCKIST_SORTS,
         )
         ctx = info.context
 
@@ -136,7 +143,9 @@ class Strain(Node):
 
         rows = ctx.batch.load(("stockists", filters, window), "strain", self._pk, fetch)
         return [
-            dispensary_type.Dispensary.from_model(row, info, row.distance, stocking=self._pk)
+            dispensary_type.Dispensary.from_model(
+                row, info, row.distance, stocking=self._pk, stocked_by=filters
+            )
             for row in rows
         ]
 
@@ -152,6 +161,32 @@ class Strain(Node):
     )
     def lineage(self, info: Info[Context, None]) -> Lineage:
         return lineage_of(info, self._pk)
+
+    # The lineage as strains (graphql_schema.lineage_fields), after the fields it had before
+    # (the stamp stays last).
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The strains it was bred from, first parent first, with their total "
+        f"(limit at most {bounds.STRAIN_PARENTS.maximum})."
+    )
+    def parents(
+        self,
+        info: Info[Context, None],
+        limit: lineage_fields.StrainParentsLimit = bounds.STRAIN_PARENTS.default,
+        offset: NestedOffset = 0,
+    ) -> Page["Strain"]:
+        return lineage_fields.strain_parents(self, info, limit, offset)
+
+    @strawberry.field(  # type: ignore[untyped-decorator]  # strawberry.field(...) is typed Any
+        description="The strains bred from it, by name (any case), then slug, with their "
+        f"total (limit at most {bounds.STRAIN_CHILDREN.maximum})."
+    )
+    def children(
+        self,
+        info: Info[Context, None],
+        limit: lineage_fields.StrainChildrenLimit = bounds.STRAIN_CHILDREN.default,
+        offset: NestedOffset = 0,
+    ) -> Page["Strain"]:
+        return lineage_fields.strain_children(self, info, limit, offset)
 
     @strawberry.field(description=UPDATED_AT)  # type: ignore[untyped-decorator]  # typed Any
     def updated_at(self) -> datetime:

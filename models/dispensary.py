@@ -99,6 +99,15 @@ class MenuItem(Timestamped, Base):
         # A menu is read in order, its first N items as ``position < N``: every writer (seed,
         # import) numbers a dispensary's items 0, 1, 2, ... and the index keeps them distinct.
         Index("ix_menu_items_dispensary_id_position", "dispensary_id", "position", unique=True),
+        # GET /strains/{slug}/dispensaries?sort=price_per_gram and total_thc_min (and GraphQL's
+        # Strain.dispensaries): a strain's items at one dispensary, with what those read.
+        Index(
+            "ix_menu_items_strain_id_dispensary_id",
+            "strain_id",
+            "dispensary_id",
+            "total_thc",
+            "price_per_gram",
+        ),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

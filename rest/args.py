@@ -12,16 +12,18 @@ from marshmallow import EXCLUDE, Schema, fields, post_load
 
 from service import bounds
 from service.bounds import ListBound
-from service.compounds import RATIOS, TERPENE_KEYS
+from service.compounds import LINEAGE_DEPTH_MAX, LINEAGE_DIRECTIONS, RATIOS, TERPENE_KEYS
 from service.filters import (
     DEAL_SORTS,
     LAW_SORTS,
     MAX_CANNABINOID,
     MAX_CBD,
     MAX_THC,
+    MAX_TOTAL_THC,
     PLACE_SORTS,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
+    STOCKIST_SORTS,
     STRAIN_SORTS,
     DealFilters,
     DispensaryFilters,
@@ -30,6 +32,7 @@ from service.filters import (
     SearchQuery,
     StrainFilters,
 )
+from service.lineage import LINEAGE_DEPTH_MIN, LineageRequest
 from service.paging import PageRequest
 from service.places import LAT_EXAMPLE, LNG_EXAMPLE, Location, locate
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, SEARCH_TYPES, STRAIN_TYPES
@@ -159,13 +162,32 @@ DispensaryArgs = type(
     (_DispensaryArgs,),
     {"BOUND": bounds.DISPENSARIES, **_dispensary_fields(bounds.DISPENSARIES)},
 )
-# GET /strains/{slug}/dispensaries: every parameter of /dispensaries, its own page bound.
+
+
+class _StockistArgs(_ListArgs):
+    @post_load
+    def build(self, data: dict[str, Any], **_: Any) -> tuple[DispensaryFilters, PageRequest]:
+        page = self.page(data)
+        _since(data)
+        where, when = _where(data), _when(data)
+        filters = DispensaryFilters.create(where=where, when=when, sorts=STOCKIST_SORTS, **data)
+        return filters, page
+
+
+# GET /strains/{slug}/dispensaries: every parameter of /dispensaries, its own page bound, the
+# order by price per gram and the batch's total THC (service.offers).
 StockistArgs = type(
     "StockistArgs",
-    (_DispensaryArgs,),
+    (_StockistArgs,),
     {
         "BOUND": bounds.STRAIN_DISPENSARIES,
         **_dispensary_fields(bounds.STRAIN_DISPENSARIES),
+        "sort": param.sort(STOCKIST_SORTS, "name", "name"),
+        "total_thc_min": param.percent(
+            "Only dispensaries whose menu item of the strain has a lab batch with at least this "
+            "total THC (an item without a batch never matches)",
+            MAX_TOTAL_THC,
+        ),
     },
 )
 
@@ -243,6 +265,22 @@ class LawArgs(Schema):
     def build(self, data: dict[str, Any], **_: Any) -> LawFilters:
         _since(data)
         return LawFilters.create(**data)
+
+
+class LineageArgs(Schema):
+    """GET /strains/{slug}/lineage: which way and how far to walk."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    direction = param.choice(
+        LINEAGE_DIRECTIONS, "Which way to walk (default ancestors): parents or children: "
+    )
+    depth = param.depth(LINEAGE_DEPTH_MIN, LINEAGE_DEPTH_MAX)
+
+    @post_load
+    def build(self, data: dict[str, Any], **_: Any) -> LineageRequest:
+        return LineageRequest.create(**data)
 
 
 class SearchArgs(_ListArgs):

@@ -81,6 +81,20 @@ NUMBER_FORMS = (
 WHOLE = "A whole number in any JSON number form (20, 2e1, 20.0)."
 
 
+def depth(lowest: int, highest: int) -> StrictInteger:
+    return StrictInteger(
+        expect=f"an integer from {lowest} to {highest}",
+        metadata={
+            "description": f"Generations to walk, {lowest} to {highest} (default {lowest}). "
+            f"{WHOLE}",
+            "minimum": lowest,
+            "maximum": highest,
+            "default": lowest,
+            ACCEPTS: NUMBER_PATTERN,
+        },
+    )
+
+
 def decimal(description: str) -> str:
     return f"{description} {NUMBER_FORMS}"
 
@@ -257,11 +271,17 @@ def sort(choices: tuple[str, ...], default: str, ties: str, key: str = "id") -> 
         if "updated_at" in choices
         else ""
     )
+    per_gram = (
+        " price_per_gram: cheapest per gram of the strain's menu item first, those without a "
+        "price per gram last."
+        if "price_per_gram" in choices
+        else ""
+    )
     tied = f" Ties are broken by {ties}, then {key}, so pages are stable." if ties else ""
     return fields.String(
         metadata={
             "description": f"Order of the list: {', '.join(choices)}{ratings}; any case, "
-            f"surrounding whitespace ignored. Default {default}{nearest}.{tied}{stamps}",
+            f"surrounding whitespace ignored. Default {default}{nearest}.{tied}{stamps}{per_gram}",
             **enum_names(choices),
             ACCEPTS: choice_pattern(choices),
         }

@@ -9,13 +9,19 @@ from service.compounds import (
     BASES,
     COMPOUND_KEYS,
     COMPOUND_KINDS,
+    GRAMS_PER_UNIT,
+    LINEAGE_DEPTH_MAX,
     ORIGINS,
+    PERCENT,
+    QUALIFIERS,
     RATIOS,
     TERPENE_KEYS,
     TOTAL_CBD_FORMULA,
     TOTAL_THC_FORMULA,
     UNITS,
 )
+from service.lab import MAX_LAB_RESULTS
+from service.lineage import LINEAGE_MAX_NODES
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
 from .fields import OptionalBoolean, OptionalFloat, OptionalString, Stamp
@@ -222,6 +228,128 @@ class CompoundSchema(Output):
     )
 
 
+class LineageNodeSchema(Output):
+    slug = fields.String(required=True)
+    name = fields.String(required=True)
+    depth = fields.Integer(
+        required=True,
+        metadata={
+            "description": "Generations from the root (its smallest, when reached twice).",
+            "minimum": 1,
+            "maximum": LINEAGE_DEPTH_MAX,
+        },
+    )
+
+
+class LineageEdgeSchema(Output):
+    child = fields.String(required=True, metadata={"description": "The child's slug."})
+    parent = fields.String(required=True, metadata={"description": "The parent's slug."})
+
+
+class LineageSchema(Output):
+    """A strain's ancestors or descendants: component "Lineage" (the envelope is
+    "LineageDetail")."""
+
+    root = fields.String(required=True, metadata={"description": "The slug asked about."})
+    nodes = fields.List(
+        fields.Nested(LineageNodeSchema),
+        required=True,
+        metadata={
+            "description": "The strains reached, the root left out, each once at its smallest "
+            "depth; by depth, then name (any case), then slug. At most "
+            f"{LINEAGE_MAX_NODES}."
+        },
+    )
+    edges = fields.List(
+        fields.Nested(LineageEdgeSchema),
+        required=True,
+        metadata={
+            "description": "The parent links walked: from the root and from each node below "
+            "the depth asked, to its parents (ancestors) or children (descendants); ordered "
+            "by their nearer end (the root first, then as nodes), then their farther end."
+        },
+    )
+    truncated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": f"true when the walk stopped at its bound ({LINEAGE_MAX_NODES} "
+            "nodes): nodes holds the first ones in their order, edges the links between them."
+        },
+    )
+
+
+class LabResultSchema(Output):
+    """One compound's result: a value, or no value and a qualifier saying why."""
+
+    key = fields.String(
+        required=True, metadata={"description": "A compound key (GET /api/v1/compounds)."}
+    )
+    value = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Percent of dry weight; null when not quantified (qualifier)."},
+    )
+    unit = fields.String(required=True, metadata={"enum": [PERCENT]})
+    qualifier = OptionalString(
+        metadata={
+            "description": "Why there is no value: nd (not detected), lt_loq (below the limit "
+            "of quantitation). Only when value is null.",
+            "enum": list(QUALIFIERS),
+        }
+    )
+
+
+class LabBatchSchema(Output):
+    """The lab result of the batch on the shelf."""
+
+    batch_id = fields.String(required=True, metadata={"example": "B-2611-0042"})
+    tested_at = fields.String(
+        required=True, metadata={"format": "date", "description": "YYYY-MM-DD."}
+    )
+    lab = fields.String(required=True, metadata={"description": "The testing laboratory."})
+    coa_url = fields.String(
+        required=True, metadata={"description": "The certificate of analysis.", "format": "uri"}
+    )
+    results = fields.List(
+        fields.Nested(LabResultSchema),
+        required=True,
+        metadata={"description": f"At most one per compound ({MAX_LAB_RESULTS})."},
+    )
+    total_thc = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": f"{TOTAL_THC_FORMULA} over the results (a missing or "
+            "unquantified one counts 0), one decimal."
+        },
+    )
+    total_cbd = fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={"description": f"{TOTAL_CBD_FORMULA} over the results, one decimal."},
+    )
+
+
+def _lab() -> fields.Nested:
+    return fields.Nested(
+        LabBatchSchema,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The lab result of the batch on the shelf; null without one."},
+    )
+
+
+def _price_per_gram() -> fields.Float:
+    return fields.Float(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "US dollars per gram, two decimals: price over the grams of a weight "
+            f"unit ({', '.join(GRAMS_PER_UNIT)}); null for other units."
+        },
+    )
+
+
 class DispensaryItemSchema(Output):
     id = fields.String(attribute="public_id", required=True, metadata={"example": "disp_1042"})
     name = fields.String(required=True)
@@ -296,6 +424,9 @@ class StockistSchema(_DispensaryHitFields):
 
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True, metadata={"example": "1/8 oz"})
+    # Added after the fields it had before, the stamps staying last.
+    lab = _lab()
+    price_per_gram = _price_per_gram()
     updated_at = _updated_at()
     menu_updated_at = _menu_updated_at()
 
@@ -306,6 +437,8 @@ class MenuItemSchema(Output):
     price = fields.Float(required=True, metadata={"description": "US dollars."})
     unit = fields.String(required=True)
     strain = OptionalString(metadata={"description": "The strain's slug, when the item is one."})
+    lab = _lab()
+    price_per_gram = _price_per_gram()
 
 
 class ReviewSchema(Output):

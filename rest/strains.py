@@ -1,20 +1,21 @@
-"""GET /api/v1/strains, /api/v1/strains/{slug} (SPEC 4.1, 4.2) and where to buy one:
-/api/v1/strains/{slug}/dispensaries."""
+"""GET /api/v1/strains, /api/v1/strains/{slug} (SPEC 4.1, 4.2), where to buy one:
+/api/v1/strains/{slug}/dispensaries, and its lineage: /api/v1/strains/{slug}/lineage."""
 
 from typing import Any
 
-from service import dispensary_lists, strains
+from service import dispensary_lists, lineage, strains
 from service.filters import DispensaryFilters, StrainFilters
 from service.paging import PageRequest
 from web.db import request_connection
 from web.routes import route_policy
 from web.today import request_now
 
-from .args import StockistArgs, StrainArgs
+from .args import LineageArgs, StockistArgs, StrainArgs
 from .blueprint import bp
 from .envelope import ok, ok_page
 from .openapi import SUCCESS_HEADERS, errors, not_modified, operation_id
 from .schemas import (
+    LineageSchema,
     StockistSchema,
     StrainDetailSchema,
     StrainItemSchema,
@@ -82,3 +83,19 @@ def list_strain_dispensaries(
         db, filters, page, now=request_now, strain_id=strain.id
     )
     return ok_page(found)
+
+
+@bp.get("/strains/<string:slug>/lineage", tags=["strains"])
+@route_policy(keyed=True, metered=True, conditional=True)
+@bp.arguments(LineageArgs(), location="query", as_kwargs=False)
+@bp.response(200, detail_envelope(LineageSchema, "LineageDetail"), headers=SUCCESS_HEADERS)
+@errors(bp, 400, 401, 404, 405, 429, 500, 503)
+@not_modified(bp)
+@operation_id(bp, "getStrainLineage")
+def get_strain_lineage(args: lineage.LineageRequest, slug: str) -> dict[str, Any]:
+    """A strain's ancestors (parents, grandparents...) or descendants to a depth of 1 to 3: the
+    strains reached and the parent links between them.
+
+    404 for an unknown strain; 400 for a depth outside 1 to 3 or an unknown direction.
+    """
+    return ok(lineage.get_lineage(request_connection(), slug, args))

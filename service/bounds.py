@@ -7,6 +7,8 @@ tests/unit/test_bounds.py fails when either edge serves a list that has no row h
 
 from dataclasses import dataclass
 
+from .compounds import MAX_PARENTS
+
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 DOCTORS_MAX_LIMIT = 50
@@ -41,6 +43,11 @@ DISPENSARY_DEALS = ListBound("Dispensary", "deals", DEFAULT_LIMIT, MAX_LIMIT)
 DISPENSARY_MENU = ListBound("Dispensary", "menu", 100, 100)
 DISPENSARY_REVIEWS = ListBound("Dispensary", "reviews", 20, 20)
 STRAIN_DISPENSARIES = ListBound("Strain", "dispensaries", DEFAULT_LIMIT, MAX_LIMIT)
+# A strain's parents (a cross has two; a few more are imported at most) and its children (a
+# popular parent has many: paged like any list). Nested in each other, their limits multiply in
+# GraphQL's cost estimate, which refuses deep nestings.
+STRAIN_PARENTS = ListBound("Strain", "parents", MAX_PARENTS, MAX_PARENTS)
+STRAIN_CHILDREN = ListBound("Strain", "children", DEFAULT_LIMIT, MAX_LIMIT)
 
 LISTS: tuple[ListBound, ...] = (
     STRAINS,
@@ -53,4 +60,6 @@ LISTS: tuple[ListBound, ...] = (
     DISPENSARY_MENU,
     DISPENSARY_REVIEWS,
     STRAIN_DISPENSARIES,
+    STRAIN_PARENTS,
+    STRAIN_CHILDREN,
 )

@@ -167,6 +167,7 @@ def list_compounds() -> list[Compound]:
 
 BASES = words(Basis)
 COMPOUND_KINDS = words(CompoundKind)
-# The most parents a strain is taken to have (a cross has two): what the GraphQL cost estimate
-# sizes Lineage.parents by.
-MAX_PARENTS = 4
+# The most parents a strain may have: two for a cross, one for a phenotype, three for the
+# three-way crosses pedigrees print (A x B x C). The import enforces it; the GraphQL cost
+# estimate and Strain.parents' page bound use it.
+MAX_PARENTS = 3

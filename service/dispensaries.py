@@ -5,9 +5,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from sqlalchemy import Integer, bindparam, func, select
+from sqlalchemy import Integer, Select, bindparam, func, select
 
 from models import MenuItem, Review, Strain
 from models.db import AnySelect, Reader
@@ -16,6 +16,7 @@ from .bounds import DISPENSARY_MENU, DISPENSARY_REVIEWS
 from .dispensary_rows import DispensaryRow, dispensary_rows_by_public_ids
 from .errors import NotFound
 from .hours import OpenState, open_state
+from .lab import LabBatch, lab_batch
 from .paging import rows, top_per_parent
 from .when import Clock, current_minute
 
@@ -30,6 +31,8 @@ class MenuEntry(NamedTuple):
     unit: str
     strain: str | None  # the strain's slug when the item is a strain
     strain_id: int | None = None
+    lab: LabBatch | None = None  # the lab result of the batch on the shelf
+    price_per_gram: float | None = None  # for a weight unit (service.compounds.GRAMS_PER_UNIT)
 
 
 class ReviewEntry(NamedTuple):
@@ -65,7 +68,9 @@ def get_dispensary(db: Reader, public_id: str, *, now: Clock = current_minute) -
 
 
 @lru_cache(maxsize=1)
-def _menus_statement() -> AnySelect:
+def _menus_statement() -> Select[
+    int, str, str, float, str, str, int | None, Any, float | None, float | None, float | None
+]:
     """``:limit`` menu items (menu order) of each dispensary in ``:ids`` after its first
     ``:offset``, with the slug of each item's strain: one statement, built once, of the columns
     a menu shows.
@@ -85,6 +90,10 @@ def _menus_statement() -> AnySelect:
             MenuItem.unit,
             slug,
             MenuItem.strain_id,
+            MenuItem.lab,
+            MenuItem.total_thc,
+            MenuItem.total_cbd,
+            MenuItem.price_per_gram,
         )
         .where(
             MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)),
@@ -105,7 +114,11 @@ def menus_by_dispensary(
         return menus
     params = {"ids": list(menus), "limit": limit, "offset": offset}
     for row in rows(db, _menus_statement(), params):
-        menus[row[0]].append(MenuEntry(*row[1:]))  # the dispensary's id, then the entry
+        # The dispensary's id, the entry's listed columns, then its batch and price per gram.
+        owner, name, category, price, unit, slug, strain_id, lab, thc, cbd, per_gram = row
+        batch = lab_batch(lab, thc, cbd) if lab is not None else None
+        entry = MenuEntry(name, category, price, unit, slug, strain_id, batch, per_gram)
+        menus[owner].append(entry)
     return menus
 
 

@@ -1,7 +1,6 @@
 """Dispensary list pages: filtered, near a point, in a map box, open at an instant, stocking a
 strain; by name, distance or rating. Both edges list dispensaries through ``list_dispensaries``."""
 
-from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache, partial
 from typing import Any, NamedTuple
@@ -24,6 +23,14 @@ from . import open_sql
 from .dispensary_rows import LISTED, DispensaryRow, StockedRow, listed_rows, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
+from .offers import (
+    PRICE_PER_GRAM,
+    OfferChoice,
+    counted_items,
+    lowest_price_per_gram,
+    offer_params,
+    offers_at,
+)
 from .paging import (
     Listing,
     Page,
@@ -33,7 +40,6 @@ from .paging import (
     fetch_rows,
     pick_listing,
     ranked_listing,
-    rows,
 )
 from .places import (
     Box,
@@ -72,13 +78,14 @@ def compared_bindings(compared: dict[str, Any]) -> dict[str, Any]:
     return compared_params(compared, _MANY)
 
 
-def _stocking(*, near: bool = False) -> ColumnElement[bool]:
-    """Only dispensaries whose menu has the strain ``:strain_id``. ``near``: the rows are those
+def _stocking(choice: OfferChoice, *, near: bool = False) -> ColumnElement[bool]:
+    """Only dispensaries whose menu has the strain ``:strain_id`` (an item of it that counts:
+    service.offers). ``near``: the rows are those
     of a circle's bounding box, few enough to test each against the stockists' ids read once
     (models.expressions.in_subquery_once; PostgreSQL otherwise read the strain's menu items
     again for every dispensary of the box)."""
     stocked = select(MenuItem.dispensary_id).where(
-        MenuItem.strain_id == bindparam("strain_id", type_=Integer)
+        MenuItem.strain_id == bindparam("strain_id", type_=Integer), *counted_items(choice)
     )
     if near:
         return in_subquery_once(Dispensary.id, stocked.scalar_subquery())
@@ -93,6 +100,7 @@ class _Shape(NamedTuple):
     sort: str
     opened: open_sql.OpenCondition | None = None  # only those open at an instant
     since: bool = False  # only those stamped at or after :updated_since
+    offer: OfferChoice = OfferChoice()  # with stocking: which of its items count
 
     @property
     def walked(self) -> bool:
@@ -201,11 +209,13 @@ def _ranked(shape: _Shape, located: list[Any], distance: Any = None) -> Listing:
     columns = [Dispensary.id, Dispensary.sort_key, Dispensary.rating, *([distance] if near else [])]
     if shape.sort in STAMP_SORTS:
         columns.append(Dispensary.updated_at)
+    if shape.sort == PRICE_PER_GRAM:
+        columns.append(lowest_price_per_gram(shape.offer))
     where = [*compared_conditions(shape.compared), *located]
     if shape.since:
         where.append(since_where(Dispensary.updated_at))
     if shape.stocking:
-        where.append(_stocking(near=near))
+        where.append(_stocking(shape.offer, near=near))
     if shape.opened is not None:
         where.append(shape.opened.where)
     candidates = select(*columns).where(*where).subquery("candidates")
@@ -237,10 +247,12 @@ def list_dispensaries(
         params.update(where.params())
     if strain_id is not None:
         params["strain_id"] = strain_id
+        params.update(offer_params(filters))
     if filters.updated_since is not None:
         params[SINCE] = filters.updated_since
     since = filters.updated_since is not None
-    shape = _Shape(tuple(compared), strain_id is not None, filters.sort, since=since)
+    offer = OfferChoice.of(filters)
+    shape = _Shape(tuple(compared), strain_id is not None, filters.sort, since=since, offer=offer)
     when = filters.when
     at = when.instant(now) if when is not None else None
     if when is not None and at is not None and when.only_open:
@@ -249,7 +261,7 @@ def list_dispensaries(
         found = fetch_rows(db, _stamped_plan(db, where, shape, params), params, page)
     items = with_opening(listed_rows(found.items), at)
     if strain_id is not None:
-        items = _stocked(db, strain_id, items)
+        items = _stocked(db, strain_id, items, filters)
     return Page(items, found.total, found.limit, found.offset)
 
 
@@ -276,30 +288,13 @@ def _open_rows(
     return found
 
 
-def _stocked(db: Reader, strain_id: int, items: list[DispensaryRow]) -> list[DispensaryRow]:
-    """The page's dispensaries with the strain's menu item (the cheapest, if several)."""
-    offers: dict[int, tuple[float, str]] = {}
-    params = {"strain_id": strain_id, "ids": [row.id for row in items]}
-    found: Sequence[tuple[int, float, str]] = rows(db, _offers_statement(), params)
-    for dispensary_id, price, unit in found:
-        offers.setdefault(dispensary_id, (price, unit))
-    return [
-        StockedRow(**_fields(row), price=offers[row.id][0], unit=offers[row.id][1]) for row in items
-    ]
+def _stocked(
+    db: Reader, strain_id: int, items: list[DispensaryRow], filters: DispensaryFilters
+) -> list[DispensaryRow]:
+    """The page's dispensaries with the strain's menu item that counts (service.offers)."""
+    offers = offers_at(db, strain_id, [row.id for row in items], filters)
+    return [StockedRow(**_fields(row), **offers[row.id]._asdict()) for row in items]
 
 
 def _fields(row: DispensaryRow) -> dict[str, Any]:
     return {name: getattr(row, name) for name in DispensaryRow.__dataclass_fields__}
-
-
-@lru_cache(maxsize=1)
-def _offers_statement() -> AnySelect:
-    """The menu items of :strain_id at the dispensaries in :ids, cheapest first."""
-    return (
-        select(MenuItem.dispensary_id, MenuItem.price, MenuItem.unit)
-        .where(
-            MenuItem.strain_id == bindparam("strain_id", type_=Integer),
-            MenuItem.dispensary_id.in_(bindparam("ids", expanding=True)),
-        )
-        .order_by(MenuItem.dispensary_id, MenuItem.price, MenuItem.position)
-    )

@@ -14,6 +14,7 @@ from models.db import AnyRow, AnySelect, Reader
 
 from .hours import open_state
 from .ids import DISPENSARY_ID
+from .lab import LabBatch
 from .paging import column_getter, rows, rows_by_public_ids
 
 # What a dispensary in a list shows in either edge (GraphQL's type has the detail fields too),
@@ -78,10 +79,13 @@ class DispensaryRow:
 
 @dataclass(slots=True)
 class StockedRow(DispensaryRow):
-    """A dispensary whose menu has a strain, with that menu item's price (USD) and unit."""
+    """A dispensary whose menu has a strain, with that menu item's price (USD), unit, price per
+    gram and batch (service.offers.Offer's fields)."""
 
     price: float = 0.0
     unit: str = ""
+    price_per_gram: float | None = None
+    lab: LabBatch | None = None
 
 
 # LISTED's column names in DispensaryRow's field order; ``distance`` is the field after them.

@@ -21,6 +21,7 @@ from .when import When
 
 MAX_THC = 100.0
 MAX_CBD = 100.0
+MAX_TOTAL_THC = MAX_THC  # a batch's total THC (a strain's dispensaries' total_thc_min)
 # Search text, once trimmed: one character is enough (what a search-as-you-type box sends
 # first); empty text is a 400 (SearchQuery.create). Both edges publish these bounds.
 SEARCH_MIN_LENGTH = 1
@@ -154,6 +155,9 @@ PLACE_SORTS = ("name", "distance", "rating", "-rating", *STAMP_SORTS)
 DEAL_SORTS = ("expires", "distance", *STAMP_SORTS)
 STRAIN_SORTS = ("name", *STAMP_SORTS)
 LAW_SORTS = ("state_code", *STAMP_SORTS)
+# A strain's dispensaries: every order of a place list, and by the price per gram of the strain's
+# menu item there (cheapest first; service.offers).
+STOCKIST_SORTS = (*PLACE_SORTS, "price_per_gram")
 
 
 @dataclass(frozen=True)
@@ -244,6 +248,8 @@ class DispensaryFilters:
     when: When | None = None
     sort: str = "name"
     updated_since: datetime | None = None
+    # A strain's dispensaries only: the batch of its menu item there reaches this total THC.
+    total_thc_min: float | None = None
 
     @property
     def origin(self) -> Point | None:
@@ -267,9 +273,13 @@ class DispensaryFilters:
         when: When | None = None,
         sort: str | None = None,
         updated_since: datetime | None = None,
+        total_thc_min: float | None = None,
+        sorts: tuple[str, ...] = PLACE_SORTS,
     ) -> "DispensaryFilters":
         """Validate and normalise; raise InvalidParameter naming the first bad parameter.
-        ``where`` and ``when``: the edge's ``service.places.locate`` and ``When.create``."""
+        ``where`` and ``when``: the edge's ``service.places.locate`` and ``When.create``;
+        ``sorts``: the orders the list takes (a strain's dispensaries: STOCKIST_SORTS)."""
+        _percent_range(total_thc_min, None, ("total_thc_min", ""), MAX_TOTAL_THC)
         return cls(
             state=_states(state),
             city=_city(city),
@@ -277,8 +287,9 @@ class DispensaryFilters:
             delivery=delivery,
             where=where,
             when=when,
-            sort=_sort(sort, PLACE_SORTS, where),
+            sort=_sort(sort, sorts, where),
             updated_since=updated_since,
+            total_thc_min=total_thc_min,
         )
 
 

@@ -200,9 +200,9 @@ def inside_tested_per_row(
 
 def place_order(columns: Any, sort: str) -> tuple[Any, ...]:
     """The ORDER BY of a list of places (dispensaries, doctors) over ``columns`` (a candidate
-    subquery's: id, sort_key, rating, distance around a point, updated_at to order by it) for
-    ``sort``: ties go to the name, then the id (by the change stamp: to the id), so that pages
-    are stable."""
+    subquery's: id, sort_key, rating, distance around a point, updated_at or price_per_gram to
+    order by it) for ``sort``: ties go to the name, then the id (by the change stamp: to the
+    id), so that pages are stable."""
     if sort in STAMP_SORTS:
         return stamp_order(columns.updated_at, columns.id, sort)
     tail = (columns.sort_key, columns.id)
@@ -212,4 +212,6 @@ def place_order(columns: Any, sort: str) -> tuple[Any, ...]:
         return (columns.rating, *tail)
     if sort == "-rating":
         return (columns.rating.desc(), *tail)
+    if sort == "price_per_gram":  # a strain's dispensaries (service.offers): cheapest first
+        return (columns.price_per_gram.asc().nulls_last(), *tail)
     return tail

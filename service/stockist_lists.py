@@ -1,7 +1,7 @@
 """Where to buy several strains at once (GraphQL's Strain.dispensaries): each strain's page of
 stockists under any dispensary filter, for every strain of a request level in one statement (a
-row number partitioned by strain ranks each one's in the list's order), and the price and unit
-of the menu item at each listed (strain, dispensary) pair in one more.
+row number partitioned by strain ranks each one's in the list's order); the menu item at each
+listed (strain, dispensary) pair comes in one more (service.offers.offers_by_pair).
 """
 
 from collections.abc import Iterable, Sequence
@@ -9,7 +9,7 @@ from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Float, Integer, Select, bindparam, func, select
+from sqlalchemy import Float, Integer, bindparam, func, select
 
 from models import Dispensary, MenuItem
 from models.db import AnyRow, AnySelect, Reader
@@ -19,6 +19,7 @@ from .dispensary_lists import compared_bindings, compared_conditions, compared_f
 from .dispensary_rows import LISTED, DispensaryRow, listed_rows, with_opening
 from .filters import DispensaryFilters
 from .geo import miles_sql
+from .offers import PRICE_PER_GRAM, OfferChoice, counted_items, offer_params
 from .paging import PageRequest, rows
 from .places import Box, Location, Near, box_where, near_where, place_order
 from .stamps import SINCE, STAMP_SORTS, since_where
@@ -32,6 +33,7 @@ class _Shape(NamedTuple):
     sort: str
     opened: open_sql.OpenCondition | None = None  # only those open at an instant
     since: bool = False  # only those stamped at or after :updated_since
+    offer: OfferChoice = OfferChoice()  # which of a menu's items of the strain count
 
 
 def _statement(where: Location | None, shape: _Shape) -> AnySelect:
@@ -61,17 +63,24 @@ def _select_stockists(shape: _Shape, located: list[Any], distance: Any = None) -
     """The stockists of each strain in ``:strain_ids`` kept by the filters, ranked per strain
     in the list's order, from rank ``:offset`` + 1 to ``:offset`` + ``:limit``: the strain's
     id, the listed columns, and the ``distance`` around a point."""
-    stocked = (
-        select(MenuItem.strain_id, MenuItem.dispensary_id)
-        .where(MenuItem.strain_id.in_(bindparam("strain_ids", expanding=True)))
-        .distinct()
-        .subquery("stocked")
+    pairs = select(MenuItem.strain_id, MenuItem.dispensary_id).where(
+        MenuItem.strain_id.in_(bindparam("strain_ids", expanding=True)),
+        *counted_items(shape.offer),
     )
+    by_price_per_gram = shape.sort == PRICE_PER_GRAM
+    if by_price_per_gram:  # each pair's lowest price per gram, to order by
+        lowest = func.min(MenuItem.price_per_gram).label(PRICE_PER_GRAM)
+        pairs = pairs.add_columns(lowest).group_by(MenuItem.strain_id, MenuItem.dispensary_id)
+    else:
+        pairs = pairs.distinct()
+    stocked = pairs.subquery("stocked")
     near = distance is not None
     columns: list[Any] = [stocked.c.strain_id, Dispensary.id, Dispensary.sort_key]
     columns += [Dispensary.rating, *([distance] if near else [])]
     if shape.sort in STAMP_SORTS:
         columns.append(Dispensary.updated_at)
+    if by_price_per_gram:
+        columns.append(stocked.c.price_per_gram)
     where: list[Any] = [Dispensary.id == stocked.c.dispensary_id]
     where += [*compared_conditions(shape.compared), *located]
     if shape.since:
@@ -118,12 +127,14 @@ def stockists_by_strain(
     compared = compared_filters(filters)
     params = compared_bindings(compared)
     params.update(strain_ids=list(found), limit=window.limit, offset=window.offset)
+    params.update(offer_params(filters))
     where = filters.where
     if where is not None:
         params.update(where.params())
     if filters.updated_since is not None:
         params[SINCE] = filters.updated_since
-    shape = _Shape(tuple(compared), filters.sort, since=filters.updated_since is not None)
+    since = filters.updated_since is not None
+    shape = _Shape(tuple(compared), filters.sort, since=since, offer=OfferChoice.of(filters))
     when = filters.when
     at = when.instant(now) if when is not None else None
     if when is not None and at is not None and when.only_open:
@@ -149,39 +160,4 @@ def _open_rows(
     found = run(opened)
     if not found and (fresh := open_sql.reread(db, at, opened)) is not None:
         found = run(fresh)
-    return found
-
-
-Pair = tuple[int, int]  # (strain id, dispensary id)
-Offer = tuple[float, str]  # (price in US dollars, unit) of the strain's menu item there
-
-
-@lru_cache(maxsize=1)
-def _offers_statement() -> Select[int | None, int, float, str]:
-    """The menu items of the strains in :strains at the dispensaries in :places, cheapest
-    first (then menu order, as the service's page picks them)."""
-    return (
-        select(MenuItem.strain_id, MenuItem.dispensary_id, MenuItem.price, MenuItem.unit)
-        .where(
-            MenuItem.strain_id.in_(bindparam("strains", expanding=True)),
-            MenuItem.dispensary_id.in_(bindparam("places", expanding=True)),
-        )
-        .order_by(MenuItem.strain_id, MenuItem.dispensary_id, MenuItem.price, MenuItem.position)
-    )
-
-
-def offers_by_pair(db: Reader, pairs: Iterable[Pair]) -> dict[Pair, Offer]:
-    """The cheapest menu item (price, unit) of each (strain id, dispensary id), in one
-    statement; a pair whose menu does not list the strain is left out."""
-    wanted = set(pairs)
-    if not wanted:
-        return {}
-    params = {
-        "strains": sorted({strain for strain, _ in wanted}),
-        "places": sorted({place for _, place in wanted}),
-    }
-    found: dict[Pair, Offer] = {}
-    for strain, place, price, unit in rows(db, _offers_statement(), params):
-        if strain is not None and (strain, place) in wanted:
-            found.setdefault((strain, place), (price, unit))
     return found

@@ -12,7 +12,7 @@ from typing import Any
 
 from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
 from service import ids
-from service.compounds import ORIGINS, Origin
+from service.compounds import MAX_PARENTS, ORIGINS, Origin
 from service.strains import SLUG_PATTERN
 from service.vocab import DEAL_CATEGORIES, DISPENSARY_TYPES, STRAIN_TYPES, WEEKDAYS
 
@@ -41,9 +41,6 @@ Values = dict[str, Any]
 Check = Callable[[Values], list[str]]
 
 MAX_PERCENT = 100.0
-# A strain's parents: two for a cross, one for a phenotype, three for the three-way crosses
-# pedigrees print (A x B x C).
-MAX_PARENTS = 3
 # How far a strain's thc/cbd may be from its chemistry's total median to one decimal: the
 # rounding of the other side.
 THC_TOLERANCE = 0.05

@@ -174,16 +174,20 @@ def test_generated_list_operations_take_bools_and_enums(generated_client: str) -
 
 def test_generated_sort_enums_name_their_members_after_the_order(generated_client: str) -> None:
     # x-enum-varnames: a descending sort is RATING_DESC, not VALUE_3.
+    places = {
+        "NAME": "name",
+        "DISTANCE": "distance",
+        "RATING": "rating",
+        "RATING_DESC": "-rating",
+        "UPDATED_AT": "updated_at",
+        "UPDATED_AT_DESC": "-updated_at",
+    }
     for operation in ("list_dispensaries", "list_doctors", "list_strain_dispensaries"):
         (sort,) = _without_unset(_hints(operation)["sort"])
-        assert {member.name: member.value for member in sort} == {
-            "NAME": "name",
-            "DISTANCE": "distance",
-            "RATING": "rating",
-            "RATING_DESC": "-rating",
-            "UPDATED_AT": "updated_at",
-            "UPDATED_AT_DESC": "-updated_at",
-        }, operation
+        # A strain's dispensaries also sort by the price per gram of its menu item there.
+        stockists = operation == "list_strain_dispensaries"
+        extra = {"PRICE_PER_GRAM": "price_per_gram"} if stockists else {}
+        assert {member.name: member.value for member in sort} == {**places, **extra}, operation
     (deal_sort,) = _without_unset(_hints("list_deals")["sort"])
     assert {member.name for member in deal_sort} == {
         *("EXPIRES", "DISTANCE", "UPDATED_AT", "UPDATED_AT_DESC")

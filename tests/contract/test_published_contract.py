@@ -42,9 +42,9 @@ def test_served_routes_equal_the_openapi_paths_plus_graphql_and_docs(
     spec = client.get("/api/v1/openapi.json").get_json()
     documented = set(spec["paths"])
     # The 8 of the spec, plus /api/v1/usage, the doctor and deal details, the law list, where to
-    # buy a strain, the compounds, the change feed and the index (/api/v1; /api/v1/ answers the
-    # same, undocumented).
-    assert len(documented) == 16
+    # buy a strain, its lineage, the compounds, the change feed and the index (/api/v1; /api/v1/
+    # answers the same, undocumented).
+    assert len(documented) == 17
     assert _served_routes(app) == documented | NON_API_RULES
 
 

@@ -35,6 +35,22 @@ query StrainsPriced($limit: Int!) {
   strains(limit: $limit) { items { slug dispensaries(limit: 3) { id price unit } } }
 }
 """
+# Lineage and the batch on the shelf: relatives two levels deep, and the stockists' items by
+# price per gram over a batch THC floor, with their labs.
+STRAINS_KIN = """
+query StrainsKin($limit: Int!) {
+  strains(limit: $limit) {
+    items {
+      parents { total items { slug children(limit: 2) { items { slug } } } }
+      children(limit: 3) { total items { slug } }
+      dispensaries(limit: 2, sort: PRICE_PER_GRAM, totalThcMin: 10) {
+        id pricePerGram lab { totalThc results { key value qualifier } }
+        menu(limit: 2) { pricePerGram lab { batchId } }
+      }
+    }
+  }
+}
+"""
 PAGED_NESTED = """
 query PagedNested($limit: Int!) {
   dispensaries(limit: $limit) {
@@ -109,8 +125,8 @@ def test_a_repeated_query_is_answered_from_the_result_cache(
 
 @pytest.mark.parametrize(
     "query",
-    [NESTED, STRAINS_NESTED, STRAINS_PRICED],
-    ids=["dispensaries", "strains", "strains priced"],
+    [NESTED, STRAINS_NESTED, STRAINS_PRICED, STRAINS_KIN],
+    ids=["dispensaries", "strains", "strains priced", "strains kin"],
 )
 def test_statement_count_is_the_same_for_5_and_100_parents(
     app: Flask, client: FlaskClient, api_keys: dict, query: str, run: Run
@@ -151,6 +167,15 @@ def test_strain_page_with_nested_dispensaries_and_laws_is_five_statements(
     # key lookup, data version, page (its count, effects and flavors included), terpenes,
     # strain->dispensaries, law
     assert statements == 6
+
+
+def test_relatives_and_shelf_items_of_a_strain_page_are_one_statement_per_relation(
+    app: Flask, client: FlaskClient, api_keys: dict, run: Run
+) -> None:
+    _data, statements = run(app, client, api_keys["enterprise"], STRAINS_KIN, 100)
+    # key lookup, data version, page, parents, the parents' children, children,
+    # strain->dispensaries, their menu item (price per gram, lab), their menus
+    assert statements == 9
 
 
 def test_prices_of_a_strain_page_dispensaries_are_one_statement(

@@ -160,6 +160,11 @@ def test_the_table_reads_defaults_from_the_schema_and_maxima_from_the_service(
         "Chemistry.cannabinoids": (9, 9, False),
         "Chemistry.terpenes": (9, 9, False),
         "Lineage.parents": (4, 4, False),
+        "Strain.parents": (3, 3, True),
+        "Strain.children": (20, 100, True),
+        "LabBatch.results": (18, 18, False),
+        "LineageGraph.nodes": (100, 100, False),
+        "LineageGraph.edges": (300, 300, False),
     }
 
 

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 import web.today
 from graphql_schema.enums import DealSort, PlaceSort
 from models import Dispensary
-from service.filters import DEAL_SORTS, PLACE_SORTS
+from service.filters import DEAL_SORTS, PLACE_SORTS, STOCKIST_SORTS
 from service.hours import open_state
 from tests.menus import most_listed_strain
 
@@ -152,7 +152,9 @@ def test_rating_sorts_order_by_rating_then_name(gql, sort: str, reverse: bool) -
 
 
 def test_sort_enums_carry_the_services_values() -> None:
-    assert tuple(s.value for s in PlaceSort) == PLACE_SORTS
+    # PlaceSort also has the order only a strain's dispensaries take (the other lists refuse it).
+    assert tuple(s.value for s in PlaceSort) == STOCKIST_SORTS
+    assert (*PLACE_SORTS, "price_per_gram") == STOCKIST_SORTS
     assert tuple(s.value for s in DealSort) == DEAL_SORTS
 
 

@@ -36,6 +36,9 @@ PARENTS: dict[str, str] = {
     "ChemistrySpread": "strains(limit: $n) { items { chemistry { totalTerpenes { {} } } } }",
     "Lineage": "strains(limit: $n) { items { lineage { {} } } }",
     "ParentStrain": "strains(limit: $n) { items { lineage { parents { {} } } } }",
+    # The batch on the shelf of menu items, and its results.
+    "LabBatch": "dispensaries(limit: 1) { items { menu(limit: $n) { lab { {} } } } }",
+    "LabResult": "dispensaries(limit: 1) { items { menu(limit: $n) { lab { results { {} } } } } }",
 }
 # Search results reach each member type once more, through the union.
 SEARCHED = ("Strain", "Dispensary", "Doctor", "Deal")
@@ -50,6 +53,10 @@ NOT_RECORDS = (
     "ChangePage",
     # The compound vocabulary: built without a statement, no relations.
     "Compound",
+    # A lineage and its nodes and edges: values Query.lineage builds with its own statements.
+    "LineageGraph",
+    "LineageNode",
+    "LineageEdge",
 )
 # Pittsburgh, and a wide circle: dispensaries in New York, Ohio and Pennsylvania stock the
 # tiny dataset's first two strains.
@@ -70,8 +77,14 @@ STOCKIST_ARGUMENTS = (
     'openAt: "2026-03-08T09:15:00-08:00"',  # days from a change of UTC offset
     "sort: RATING",
     "limit: 3, offset: 2",
+    "sort: PRICE_PER_GRAM",
+    "totalThcMin: 10",
+    "totalThcMin: 10, sort: PRICE_PER_GRAM, offset: 1",
 )
-STOCKIST_FIELDS = "id name price unit isOpen nextChange distance reviewCount law { state }"
+STOCKIST_FIELDS = (
+    "id name price unit isOpen nextChange distance reviewCount law { state } pricePerGram "
+    "lab { batchId results { key } }"
+)
 
 
 def _selection(field: Any) -> str:

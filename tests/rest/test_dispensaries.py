@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from models import Dispensary, MenuItem, Review, Strain
 from tests.distances import haversine_miles
+from tests.menus import shown_lab
 from tests.stamps import text
 
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
@@ -281,6 +282,8 @@ def _menu(session: Session, dispensary_id: int) -> list[dict[str, Any]]:
         }
         if slug is not None:
             entry["strain"] = slug
+        entry["lab"] = shown_lab(item)
+        entry["price_per_gram"] = item.price_per_gram
         menu.append(entry)
     return menu
 
@@ -346,9 +349,9 @@ def test_menu_items_name_their_strain_slug_only_when_they_are_a_strain(
     seen_strain = seen_other = False
     for item in _all(api)[:30]:
         for entry in api.json(f"/api/v1/dispensaries/{item['id']}")["data"]["menu"]:
-            assert set(entry) in (
-                {"name", "category", "price", "unit"},
-                {"name", "category", "price", "unit", "strain"},
+            assert list(entry) in (
+                ["name", "category", "price", "unit", "lab", "price_per_gram"],
+                ["name", "category", "price", "unit", "strain", "lab", "price_per_gram"],
             )
             assert entry["price"] >= 0
             if "strain" in entry:

@@ -20,7 +20,7 @@ import web.today
 from models import Dispensary, Doctor, MenuItem
 from service.geo import Point, miles_from
 from tests.distances import haversine_miles
-from tests.menus import most_listed_strain
+from tests.menus import most_listed_strain, shown_lab
 from tests.opening import is_open_at
 
 LIST_FIELDS = ["id", "name", "address", "type", "rating", "delivery", "hours"]
@@ -421,7 +421,9 @@ def test_where_to_buy_lists_the_dispensaries_stocking_the_strain_with_price_and_
     for item, dispensary in zip(items, stocking, strict=True):
         cheapest = min(offers[dispensary.id], key=lambda m: (m.price, m.position))
         assert (item["price"], item["unit"]) == (cheapest.price, cheapest.unit)
-        assert list(item)[-4:] == ["price", "unit", *STAMP_FIELDS]
+        assert item["price_per_gram"] == cheapest.price_per_gram
+        assert item["lab"] == shown_lab(cheapest)
+        assert list(item)[-6:] == ["price", "unit", "lab", "price_per_gram", *STAMP_FIELDS]
 
 
 def test_where_to_buy_near_a_point_open_at_an_instant(api, session: Session) -> None:

@@ -18,6 +18,7 @@ from rest.args import (
     DispensaryArgs,
     DoctorArgs,
     LawArgs,
+    LineageArgs,
     SearchArgs,
     StockistArgs,
     StrainArgs,
@@ -42,6 +43,7 @@ OPERATION_IDS = {
     "/api/v1/strains/{slug}": "getStrain",
     "/api/v1/strains/{slug}/dispensaries": "listStrainDispensaries",
     "/api/v1/compounds": "listCompounds",
+    "/api/v1/strains/{slug}/lineage": "getStrainLineage",
     "/api/v1/dispensaries": "listDispensaries",
     "/api/v1/dispensaries/{dispensary_id}": "getDispensary",
     "/api/v1/deals": "listDeals",
@@ -467,7 +469,18 @@ def test_a_parameter_etags_read_as_a_number_is_a_number_wherever_it_is_taken(app
         "lng",
         "radius",
         "bbox",
+        "depth",
+        "total_thc_min",
     }
-    for arguments in (StrainArgs, DispensaryArgs, StockistArgs, DealArgs, DoctorArgs, SearchArgs):
+    every = (
+        StrainArgs,
+        DispensaryArgs,
+        StockistArgs,
+        DealArgs,
+        DoctorArgs,
+        SearchArgs,
+        LineageArgs,
+    )
+    for arguments in every:
         for name, field in arguments().fields.items():
             assert ((field.data_key or name) in names) == is_number(field), (arguments, name)

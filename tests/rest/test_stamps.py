@@ -92,7 +92,8 @@ def test_a_strains_stockists_end_with_price_unit_and_the_stamps(api, stamps: Sta
     stockists = api.json(f"/api/v1/strains/{slug}/dispensaries")["data"]
     assert stockists
     for hit in stockists:
-        assert list(hit)[-4:] == ["price", "unit", "updated_at", "menu_updated_at"]
+        last = ["price", "unit", "lab", "price_per_gram", "updated_at", "menu_updated_at"]
+        assert list(hit)[-6:] == last
         assert hit["updated_at"] == text(stamps.dispensaries[hit["id"]])
 
 

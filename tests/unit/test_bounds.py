@@ -48,6 +48,8 @@ def test_the_table_holds_the_spec_bounds_of_every_list() -> None:
         ("Dispensary", "menu"): (100, 100),
         ("Dispensary", "reviews"): (20, 20),
         ("Strain", "dispensaries"): (20, 100),
+        ("Strain", "parents"): (10, 10),
+        ("Strain", "children"): (20, 100),
     }
     assert len({_key(b) for b in LISTS}) == len(LISTS)
     assert MAX_OFFSET == 1_000_000
@@ -82,8 +84,9 @@ def test_the_graphql_cost_estimate_sizes_each_list_at_its_maximum() -> None:
         size = LIST_SIZES[_key(bound)]
         assert (size.maximum, size.argument) == (bound.maximum, "limit"), _key(bound)
     # Besides the table, only the laws (one record per jurisdiction, no limit argument), nodes
-    # (one record per id asked, at most MAX_NODE_IDS) and the chemistry vocabulary's fixed
-    # lists (every compound; a strain's compounds of each kind; its parents).
+    # (one record per id asked, at most MAX_NODE_IDS), the chemistry vocabulary's fixed lists
+    # (every compound; a strain's compounds of each kind; its parents), a batch's results and
+    # a lineage's nodes and edges (at their bounds).
     assert set(LIST_SIZES) - {_key(b) for b in LISTS} == {
         ("Query", "laws"),
         ("Query", "nodes"),
@@ -91,6 +94,9 @@ def test_the_graphql_cost_estimate_sizes_each_list_at_its_maximum() -> None:
         ("Chemistry", "cannabinoids"),
         ("Chemistry", "terpenes"),
         ("Lineage", "parents"),
+        ("LabBatch", "results"),
+        ("LineageGraph", "nodes"),
+        ("LineageGraph", "edges"),
     }
     assert (LIST_SIZES["Query", "nodes"].maximum, LIST_SIZES["Query", "nodes"].argument) == (
         MAX_NODE_IDS,
