@@ -43,6 +43,9 @@ _STRAIN_CHECKS = {
     "ratio": "ratio IN ('thc_dominant', 'cbd_dominant', 'balanced')",
 }
 _STRAIN_INDEXES = ("dominant_terpene", "ratio")
+# A strain's items per dispensary with what its shelf filters and sorts on (models.MenuItem).
+_MENU_INDEX = "ix_menu_items_strain_id_dispensary_id"
+_MENU_INDEX_COLUMNS = ["strain_id", "dispensary_id", "total_thc", "price_per_gram"]
 # service.compounds.GRAMS_PER_UNIT, as it stood when this revision was written.
 _GRAMS = {"1g": 1.0, "3.5g": 3.5, "7g": 7.0, "14g": 14.0, "28g": 28.0, "1oz": 28.0}
 
@@ -75,6 +78,8 @@ def upgrade() -> None:
         for name, type_ in _MENU_COLUMNS:
             if name not in menu_columns:
                 batch.add_column(sa.Column(name, type_, nullable=True))
+    if _MENU_INDEX not in {i["name"] for i in inspector.get_indexes("menu_items")}:
+        op.create_index(_MENU_INDEX, "menu_items", _MENU_INDEX_COLUMNS)
     _fill_prices_per_gram()
 
 
@@ -122,6 +127,8 @@ def _fill_prices_per_gram() -> None:
 
 
 def downgrade() -> None:
+    if _MENU_INDEX in {i["name"] for i in sa.inspect(op.get_bind()).get_indexes("menu_items")}:
+        op.drop_index(_MENU_INDEX, table_name="menu_items")
     with op.batch_alter_table("menu_items") as batch:
         for name, _type in reversed(_MENU_COLUMNS):
             batch.drop_column(name)

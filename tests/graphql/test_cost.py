@@ -540,4 +540,4 @@ def test_a_type_name_variable_is_priced_for_each_value_given(gql) -> None:
         values = _values(body["data"]["__type"])
         assert body["extensions"]["cost"]["requested"] == values * INTROSPECTION
     assert literal["Boolean"]["data"]["__type"]["fields"] is None
-    assert len(literal["Query"]["data"]["__type"]["fields"]) == 15
+    assert len(literal["Query"]["data"]["__type"]["fields"]) == 16

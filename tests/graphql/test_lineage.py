@@ -97,7 +97,7 @@ def test_parents_and_children_are_pages_of_strains(gql: Gql, dataset: Dataset) -
     )
     assert data["parents"] == {
         "total": len(parents),
-        "limit": 10,
+        "limit": 3,
         "offset": 0,
         "items": [{"slug": by_id[r["parent_id"]]["slug"]} for r in parents],
     }
@@ -109,7 +109,7 @@ def test_parents_and_children_are_pages_of_strains(gql: Gql, dataset: Dataset) -
 
 def test_a_limit_over_the_maximum_is_reduced_and_below_one_refused(gql: Gql) -> None:
     data = gql.data('{ strain(slug: "og-kush") { parents(limit: 50) { limit } } }')
-    assert data["strain"]["parents"]["limit"] == 10
+    assert data["strain"]["parents"]["limit"] == 3
     (error,) = gql.errors('{ strain(slug: "og-kush") { children(limit: 0) { total } } }')
     assert error["extensions"] == {"code": 400, "param": "limit"}
 

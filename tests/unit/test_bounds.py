@@ -48,7 +48,7 @@ def test_the_table_holds_the_spec_bounds_of_every_list() -> None:
         ("Dispensary", "menu"): (100, 100),
         ("Dispensary", "reviews"): (20, 20),
         ("Strain", "dispensaries"): (20, 100),
-        ("Strain", "parents"): (10, 10),
+        ("Strain", "parents"): (3, 3),
         ("Strain", "children"): (20, 100),
     }
     assert len({_key(b) for b in LISTS}) == len(LISTS)
