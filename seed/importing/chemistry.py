@@ -59,20 +59,38 @@ def compound_key(name: Any, where: str) -> str:
 
 
 def _percent(raw: Any, where: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
         raise FieldError(f"{where} must be a number from 0 to 100")
-    if not 0 <= raw <= 100:
+    try:
+        value = float(raw)
+    except OverflowError:  # a JSON integer too large for a float
+        value = math.inf
+    if not math.isfinite(value) or not 0 <= value <= 100:
         raise FieldError(f"{where} must be a number from 0 to 100")
-    return float(raw)
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} appears twice")
+        found[key] = value
+    return found
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
 
 
 def _object(raw: Any, from_csv: bool, example: str) -> Mapping[str, Any]:
-    """A JSON object: as it is in JSONL, the text of one in a CSV cell."""
+    """A JSON object: as it is in JSONL, the text of one in a CSV cell (read as strictly as a
+    JSONL line: no key twice, no NaN)."""
     if from_csv:
         try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise FieldError(f"must be a JSON object such as {example}") from None
+            raw = json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constants)
+        except ValueError as exc:
+            raise FieldError(f"must be a JSON object such as {example} ({exc})") from None
     if not isinstance(raw, Mapping):
         raise FieldError(f"must be a JSON object such as {example}")
     return raw
