@@ -37,6 +37,7 @@ SOURCE_LENGTH = 40
 TOTALS = ("total_thc", "total_cbd", "total_terpenes")
 QUARTILES = ("p25", "p50", "p75")
 LAB_FIELDS = ("batch_id", "tested_at", "lab", "coa_url", "results")
+_RESULT_KEYS = frozenset({"key", "value", "unit", "qualifier"})
 _HTTPS = re.compile(r"^https://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$")
 _COA_URL_LENGTH = 300
 _source = text(SOURCE_LENGTH)
@@ -227,30 +228,38 @@ def chemistry() -> Parser:
 
 
 def _result(raw: Any, number: int) -> dict[str, Any]:
-    where = f"results {number}"
-    if not isinstance(raw, Mapping):
-        raise FieldError(f'{where} must be an object such as {{"key": "thca", "value": 22.1}}')
-    unknown = [name for name in raw if name not in ("key", "value", "unit", "qualifier")]
-    if unknown:
-        raise FieldError(
-            f"{where} has unknown key {unknown[0]!r}; keys are key, value, unit, qualifier"
-        )
-    key = compound_key(raw.get("key"), where)
-    if raw.get("unit", PERCENT) != PERCENT:
-        raise FieldError(f"{where} unit must be {PERCENT}")
+    # Run once per result of every batch (hundreds of thousands at full scale): the common
+    # case is checked first, the messages built only on a problem.
+    if not isinstance(raw, dict) or not raw.keys() <= _RESULT_KEYS:
+        raise FieldError(_result_shape(raw, number))
+    name = raw.get("key")
+    key = BY_ALIAS.get(name.strip().casefold()) if isinstance(name, str) else None
+    if key is None:
+        key = compound_key(name, f"results {number}")  # raises, naming the compounds
     value, qualifier = raw.get("value"), raw.get("qualifier")
+    if raw.get("unit", PERCENT) != PERCENT:
+        raise FieldError(f"results {number} unit must be {PERCENT}")
     if value is None:
         if qualifier not in QUALIFIERS:
             raise FieldError(
-                f"{where} has no value: its qualifier must be one of {', '.join(QUALIFIERS)}"
+                f"results {number} has no value: its qualifier must be one of "
+                f"{', '.join(QUALIFIERS)}"
             )
         return {"key": key, "value": None, "unit": PERCENT, "qualifier": qualifier}
     if qualifier is not None:
         raise FieldError(
-            f"{where} has a value and a qualifier ({qualifier!r}); a qualifier stands for a "
-            "missing value"
+            f"results {number} has a value and a qualifier ({qualifier!r}); a qualifier stands "
+            "for a missing value"
         )
-    return {"key": key, "value": _percent(value, f"{where} value"), "unit": PERCENT}
+    return {"key": key, "value": _percent(value, f"results {number} value"), "unit": PERCENT}
+
+
+def _result_shape(raw: Any, number: int) -> str:
+    where = f"results {number}"
+    if not isinstance(raw, Mapping):
+        return f'{where} must be an object such as {{"key": "thca", "value": 22.1}}'
+    unknown = [name for name in raw if name not in _RESULT_KEYS]
+    return f"{where} has unknown key {unknown[0]!r}; keys are key, value, unit, qualifier"
 
 
 def _lab_text(parser: Parser, given: Mapping[str, Any], name: str) -> str:
@@ -289,8 +298,8 @@ def lab(today: date | None = None) -> Parser:
             raise FieldError("results must be a non-empty array of objects")
         checked = [_result(item, number) for number, item in enumerate(results, start=1)]
         keys = [r["key"] for r in checked]
-        repeated = sorted({key for key in keys if keys.count(key) > 1})
-        if repeated:
+        if len(set(keys)) != len(keys):
+            repeated = sorted({key for key in keys if keys.count(key) > 1})
             raise FieldError(f"results give {repeated[0]} more than once")
         return {**batch, "results": checked}
 
