@@ -37,6 +37,7 @@ SOURCE_LENGTH = 40
 TOTALS = ("total_thc", "total_cbd", "total_terpenes")
 QUARTILES = ("p25", "p50", "p75")
 LAB_FIELDS = ("batch_id", "tested_at", "lab", "coa_url", "results")
+_RESULT_KEYS = frozenset({"key", "value", "unit", "qualifier"})
 _HTTPS = re.compile(r"^https://[A-Za-z0-9.\-]+(?::[0-9]{1,5})?(?:[/?#][^\s]*)?$")
 _COA_URL_LENGTH = 300
 _source = text(SOURCE_LENGTH)
@@ -59,20 +60,38 @@ def compound_key(name: Any, where: str) -> str:
 
 
 def _percent(raw: Any, where: str) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
         raise FieldError(f"{where} must be a number from 0 to 100")
-    if not 0 <= raw <= 100:
+    try:
+        value = float(raw)
+    except OverflowError:  # a JSON integer too large for a float
+        value = math.inf
+    if not math.isfinite(value) or not 0 <= value <= 100:
         raise FieldError(f"{where} must be a number from 0 to 100")
-    return float(raw)
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key!r} appears twice")
+        found[key] = value
+    return found
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
 
 
 def _object(raw: Any, from_csv: bool, example: str) -> Mapping[str, Any]:
-    """A JSON object: as it is in JSONL, the text of one in a CSV cell."""
+    """A JSON object: as it is in JSONL, the text of one in a CSV cell (read as strictly as a
+    JSONL line: no key twice, no NaN)."""
     if from_csv:
         try:
-            raw = json.loads(raw)
-        except ValueError:
-            raise FieldError(f"must be a JSON object such as {example}") from None
+            raw = json.loads(raw, object_pairs_hook=_unique_keys, parse_constant=_no_constants)
+        except ValueError as exc:
+            raise FieldError(f"must be a JSON object such as {example} ({exc})") from None
     if not isinstance(raw, Mapping):
         raise FieldError(f"must be a JSON object such as {example}")
     return raw
@@ -209,30 +228,38 @@ def chemistry() -> Parser:
 
 
 def _result(raw: Any, number: int) -> dict[str, Any]:
-    where = f"results {number}"
-    if not isinstance(raw, Mapping):
-        raise FieldError(f'{where} must be an object such as {{"key": "thca", "value": 22.1}}')
-    unknown = [name for name in raw if name not in ("key", "value", "unit", "qualifier")]
-    if unknown:
-        raise FieldError(
-            f"{where} has unknown key {unknown[0]!r}; keys are key, value, unit, qualifier"
-        )
-    key = compound_key(raw.get("key"), where)
-    if raw.get("unit", PERCENT) != PERCENT:
-        raise FieldError(f"{where} unit must be {PERCENT}")
+    # Run once per result of every batch (hundreds of thousands at full scale): the common
+    # case is checked first, the messages built only on a problem.
+    if not isinstance(raw, dict) or not raw.keys() <= _RESULT_KEYS:
+        raise FieldError(_result_shape(raw, number))
+    name = raw.get("key")
+    key = BY_ALIAS.get(name.strip().casefold()) if isinstance(name, str) else None
+    if key is None:
+        key = compound_key(name, f"results {number}")  # raises, naming the compounds
     value, qualifier = raw.get("value"), raw.get("qualifier")
+    if raw.get("unit", PERCENT) != PERCENT:
+        raise FieldError(f"results {number} unit must be {PERCENT}")
     if value is None:
         if qualifier not in QUALIFIERS:
             raise FieldError(
-                f"{where} has no value: its qualifier must be one of {', '.join(QUALIFIERS)}"
+                f"results {number} has no value: its qualifier must be one of "
+                f"{', '.join(QUALIFIERS)}"
             )
         return {"key": key, "value": None, "unit": PERCENT, "qualifier": qualifier}
     if qualifier is not None:
         raise FieldError(
-            f"{where} has a value and a qualifier ({qualifier!r}); a qualifier stands for a "
-            "missing value"
+            f"results {number} has a value and a qualifier ({qualifier!r}); a qualifier stands "
+            "for a missing value"
         )
-    return {"key": key, "value": _percent(value, f"{where} value"), "unit": PERCENT}
+    return {"key": key, "value": _percent(value, f"results {number} value"), "unit": PERCENT}
+
+
+def _result_shape(raw: Any, number: int) -> str:
+    where = f"results {number}"
+    if not isinstance(raw, Mapping):
+        return f'{where} must be an object such as {{"key": "thca", "value": 22.1}}'
+    unknown = [name for name in raw if name not in _RESULT_KEYS]
+    return f"{where} has unknown key {unknown[0]!r}; keys are key, value, unit, qualifier"
 
 
 def _lab_text(parser: Parser, given: Mapping[str, Any], name: str) -> str:
@@ -271,8 +298,8 @@ def lab(today: date | None = None) -> Parser:
             raise FieldError("results must be a non-empty array of objects")
         checked = [_result(item, number) for number, item in enumerate(results, start=1)]
         keys = [r["key"] for r in checked]
-        repeated = sorted({key for key in keys if keys.count(key) > 1})
-        if repeated:
+        if len(set(keys)) != len(keys):
+            repeated = sorted({key for key in keys if keys.count(key) > 1})
             raise FieldError(f"results give {repeated[0]} more than once")
         return {**batch, "results": checked}
 

@@ -8,6 +8,7 @@ columns, vocabularies from service.vocab (the words the API filters accept).
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from models import Deal, Dispensary, Doctor, Law, MenuItem, Review, Strain
@@ -72,9 +73,9 @@ class Resource:
     # A field given in CSV as several columns (dispensary hours as one column per weekday).
     csv_group: tuple[str, tuple[str, ...]] | None = None
 
-    @property
-    def field_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in self.fields)
+    @cached_property
+    def field_names(self) -> frozenset[str]:
+        return frozenset(f.name for f in self.fields)
 
     def csv_columns(self) -> tuple[str, ...]:
         """The columns a CSV file of this resource may have."""

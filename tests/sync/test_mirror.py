@@ -57,7 +57,9 @@ def _merge_files(data: st.DataObject, now: Records, serial: int) -> Records:
 
     for action in data.draw(st.lists(st.sampled_from(_ACTIONS), min_size=1, max_size=4)):
         if action == "strain" and (r := pick("strains", "slug")):
-            files.setdefault("strains", []).append({**r, "thc": round((r["thc"] + 1.5) % 40, 1)})
+            # Without its chemistry, whose total THC median its thc would have to match.
+            edited = {**r, "thc": round((r["thc"] + 1.5) % 40, 1), "chemistry": None}
+            files.setdefault("strains", []).append(edited)
         elif action == "rename" and (r := pick("dispensaries", "id")):
             files.setdefault("dispensaries", []).append({**r, "name": f"{r['name']} {serial}"})
         elif action == "menu" and (r := pick("dispensaries", "id")):

@@ -145,6 +145,11 @@ BAD_STRAINS: list[tuple[str, dict[str, Any], str]] = [
         "chemistry sample 2 thca must be a number from 0 to 100",
     ),
     (
+        "a number too large for a float",
+        {"chemistry": {"samples": [{"thca": 10**400}]}},
+        "chemistry sample 1 thca must be a number from 0 to 100",
+    ),
+    (
         "percentile over 100",
         {"chemistry": {"sample_count": 3, "percentiles": {"thca": {**PERCENTILE, "p75": 101}}}},
         "chemistry percentiles thca p75 must be a number from 0 to 100",
@@ -283,7 +288,8 @@ def test_csv_reads_parents_as_a_list_and_chemistry_as_a_json_cell(tmp_path: Path
     report = validate(read_directory(tmp_path))
     assert _issues(report) == [
         "strains.csv:4: chemistry must be a JSON object such as "
-        '{"samples": [{"thca": 21.4, "myrcene": 0.6}]}'
+        '{"samples": [{"thca": 21.4, "myrcene": 0.6}]} (Expecting property name enclosed in '
+        "double quotes: line 1 column 2 (char 1))"
     ]
     child = report.accepted("strains")[1]
     assert (child["parents"], child["chemistry"]["cannabinoids"][0]["p50"]) == (["mother"], 20.0)
