@@ -55,11 +55,12 @@ class Strain(Timestamped, Base):
     dominant_terpene: Mapped[str | None] = mapped_column(String(20), index=True)
     # GET /strains?ratio=
     ratio: Mapped[str | None] = mapped_column(String(12), index=True)
-    # GET /strains?cbg_min= (and cbn_min, thcv_min, cbc_min): the compound's median
-    cbg: Mapped[float | None] = mapped_column(Float)
-    cbn: Mapped[float | None] = mapped_column(Float)
-    thcv: Mapped[float | None] = mapped_column(Float)
-    cbc: Mapped[float | None] = mapped_column(Float)
+    # GET /strains?cbg_min= (and cbn_min, thcv_min, cbc_min): the compound's median. Indexed:
+    # the list counts the strains over a minimum in the index, and sorts them when few.
+    cbg: Mapped[float | None] = mapped_column(Float, index=True)
+    cbn: Mapped[float | None] = mapped_column(Float, index=True)
+    thcv: Mapped[float | None] = mapped_column(Float, index=True)
+    cbc: Mapped[float | None] = mapped_column(Float, index=True)
 
     effects: Mapped[list["StrainEffect"]] = relationship(
         order_by="StrainEffect.position", cascade="all, delete-orphan", lazy="raise"

@@ -191,9 +191,9 @@ def _chemistry_where(
     shape: tuple[str, ...], column: Callable[[Any], Any], strain_id: Any = Strain.id
 ) -> list[ColumnElement[bool]]:
     """The chemistry and lineage filters of ``shape`` on the strain ``strain_id``: dominant
-    terpene and ratio words, minimum medians, a terpene among its leading ones (an EXISTS test
-    of its strain_terpenes rows), its parent. ``column`` wraps the strain's own columns (as
-    ``_where`` does when walking)."""
+    terpene and ratio words, minimum medians, a terpene among its leading ones (its
+    strain_terpenes rows), its parent. ``column`` wraps the strain's own columns (as ``_where``
+    does when walking)."""
     where: list[ColumnElement[bool]] = []
     for name, compared in _CHEMISTRY_WORDS:
         found = _compare(column(compared), name, shape)
@@ -204,12 +204,12 @@ def _chemistry_where(
             where.append(column(compared) >= bindparam(name, type_=Float))
     leading = _compare(StrainTerpene.name, "terpene", shape)
     if leading is not None:
+        # The strains having the terpene(s) among their leading rows, found once through the
+        # terpenes' (name, strain_id) index: each strain is then tested against that set.
         terpenes = select(StrainTerpene.strain_id).where(
-            StrainTerpene.strain_id == strain_id,
-            StrainTerpene.position < LEADING_TERPENES,
-            leading,
+            leading, StrainTerpene.position < LEADING_TERPENES
         )
-        where.append(terpenes.exists())
+        where.append(column(strain_id).in_(terpenes))
     if PARENT in shape:
         where.append(strain_id.in_(_children_of_parent()))
     return where
@@ -362,9 +362,10 @@ def _listing(shape: tuple[str, ...], dialect: str) -> Listing:
     order = (Strain.sort_key, Strain.id)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
     if not traits:
-        if SINCE in shape:
-            # By name: the page walks the name index testing each strain's stamp, and the
-            # count finds the stamped ones through the (updated_at, id) index.
+        if SINCE in shape or "terpene" in shape or "terpene" + _MANY in shape:
+            # By name: the page walks the name index testing each strain's stamp (or its
+            # membership of the strains with the terpene, a set read once), and the count finds
+            # them through the (updated_at, id) index (or that set).
             count = select(func.count()).select_from(Strain).where(*_where(shape, walking=False))
             return Listing.of(LISTED, _where(shape, walking=True), order, count=count)
         return Listing.of(LISTED, _where(shape, walking=False), order)
@@ -406,16 +407,44 @@ def _sorted_by_name(shape: tuple[str, ...]) -> Listing:
     return ranked_listing(candidates, [], lambda c: (c.sort_key, c.id), listed)
 
 
+@lru_cache(maxsize=64)
+def _sorted_matches(shape: tuple[str, ...]) -> Listing:
+    """By name, the strains matching ``shape`` found through their filters' indexes (a minimum
+    median's), then sorted: cheaper than a walk of the name index when few match."""
+    candidates = (
+        select(Strain.id, Strain.sort_key)
+        .where(*_where(shape, walking=False))
+        .subquery("candidates")
+    )
+
+    def listed(ranked: Subquery) -> AnySelect:
+        return select(*LISTED).join_from(ranked, Strain, Strain.id == ranked.c.id)
+
+    return ranked_listing(candidates, [], lambda c: (c.sort_key, c.id), listed)
+
+
+@lru_cache(maxsize=len(_MINIMUMS))
+def _minimum_count(name: str) -> AnySelect:
+    """The strains whose median is at least the minimum ``name``, counted in its index alone."""
+    column = dict(_MINIMUMS)[name]
+    return select(func.count()).select_from(Strain).where(column >= bindparam(name, type_=Float))
+
+
 def _picked(db: Reader, shape: tuple[str, ...], params: dict[str, Any]) -> Listing:
-    """The shape's listing; by name with ``updated_since`` and no trait filter, on SQLite, the
-    stamped strains are counted first and sorted when few (service.paging.pick_listing).
-    PostgreSQL's plan, made once for any instant, walks the name index either way."""
+    """The shape's listing. By name with a minimum median (and no trait or parent filter), the
+    strains over the minimum are counted first in its index and sorted when few, else the name
+    index is walked (service.paging.pick_listing). Likewise by name with ``updated_since`` on
+    SQLite, through the stamps' index; PostgreSQL's plan, made once for any instant, walks the
+    name index either way."""
     dialect = dialect_name(db)
     walked = _listing(shape, dialect)
     traits = {"effect", "flavor", "effect" + _MANY, "flavor" + _MANY}.intersection(shape)
-    if SINCE not in shape or traits or PARENT in shape:
+    if traits or PARENT in shape or any(name in shape for name in STAMP_SORTS):
         return walked
-    if any(name in shape for name in STAMP_SORTS):
+    minimum = next((name for name, _ in _MINIMUMS if name in shape), None)
+    if minimum is not None:
+        return pick_listing(db, _minimum_count(minimum), params, _sorted_matches(shape), walked)
+    if SINCE not in shape:
         return walked
     if dialect != "sqlite":
         return walked

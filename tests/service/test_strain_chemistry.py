@@ -15,6 +15,7 @@ from sqlalchemy import Connection, select
 
 from models import Strain
 from seed import Dataset
+from service import paging
 from service.errors import InvalidParameter, NotFound
 from service.filters import StrainFilters
 from service.paging import PageRequest
@@ -411,3 +412,28 @@ def test_filters_normalise_words_and_slugs() -> None:
     assert filters.terpene == ("myrcene", "limonene")
     assert (filters.dominant_terpene, filters.ratio) == (("pinene",), ("balanced",))
     assert (filters.parent, filters.cbg_min) == ("blue-dream", 0.0)
+
+
+@pytest.mark.parametrize("most_sorted", [0, 500], ids=["walked", "sorted"])
+@pytest.mark.parametrize(
+    "filters",
+    [
+        {"cbg_min": 0.6},
+        {"thcv_min": 0.1, "type": "sativa,hybrid"},
+        {"cbn_min": 0.2, "ratio": "thc_dominant"},
+    ],
+)
+def test_a_minimum_gives_the_same_page_whether_its_matches_are_sorted_or_the_name_index_walked(
+    db: Connection,
+    dataset: Dataset,
+    monkeypatch: pytest.MonkeyPatch,
+    most_sorted: int,
+    filters: dict[str, Any],
+) -> None:
+    # Few matches are sorted, many found by walking the name order (service.paging.pick_listing).
+    monkeypatch.setattr(paging, "SORTED_MAX", most_sorted)
+    expected = _expected(dataset, db, **filters)
+    assert expected
+    page = list_strains(db, StrainFilters.create(**filters), PageRequest.build(4, 3))
+    assert _slugs(page.items) == _slugs(window(expected, 4, 3))
+    assert page.total == len(expected)
