@@ -282,13 +282,14 @@ def _strain_dispensaries(b: _Builder, depth: int) -> str:
 
 
 def _kin(relation: str, maximum: int) -> Callable[[_Builder, int], str]:
-    """Strain.parents or Strain.children: strains again, so nestings multiply their limits."""
+    """Strain.parents or Strain.children: pages of strains again, so nestings multiply their
+    limits."""
 
     def build(b: _Builder, depth: int) -> str:
         given: dict[str, tuple[str, Any]] = {}
         b.window(given, maximum)
         arguments = b.arguments(f"Strain.{relation}", given)
-        return f"{relation}{arguments} {{ {b.selection('Strain', depth)} }}"
+        return b.page(f"{relation}{arguments}", "Strain", depth)
 
     return build
 

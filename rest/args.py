@@ -273,9 +273,7 @@ class LineageArgs(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    direction = param.choice(
-        LINEAGE_DIRECTIONS, "Which way to walk (default ancestors): parents or children: "
-    )
+    direction = param.choice(LINEAGE_DIRECTIONS, "Which way to walk (default ancestors): ")
     depth = param.depth(LINEAGE_DEPTH_MIN, LINEAGE_DEPTH_MAX)
 
     @post_load

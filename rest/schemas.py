@@ -21,7 +21,7 @@ from service.compounds import (
     UNITS,
 )
 from service.lab import MAX_LAB_RESULTS
-from service.lineage import LINEAGE_MAX_NODES
+from service.lineage import LINEAGE_MAX_EDGES, LINEAGE_MAX_NODES
 from service.vocab import DISPENSARY_TYPES, KEY_TIERS, SEARCH_HIT_TYPES, STRAIN_TYPES
 
 from .fields import OptionalBoolean, OptionalFloat, OptionalString, Stamp
@@ -266,14 +266,16 @@ class LineageSchema(Output):
         metadata={
             "description": "The parent links walked: from the root and from each node below "
             "the depth asked, to its parents (ancestors) or children (descendants); ordered "
-            "by their nearer end (the root first, then as nodes), then their farther end."
+            "by their nearer end (the root first, then as nodes), then their farther end. At "
+            f"most {LINEAGE_MAX_EDGES}."
         },
     )
     truncated = fields.Boolean(
         required=True,
         metadata={
-            "description": f"true when the walk stopped at its bound ({LINEAGE_MAX_NODES} "
-            "nodes): nodes holds the first ones in their order, edges the links between them."
+            "description": f"true when the walk stopped at its bound ({LINEAGE_MAX_NODES} nodes "
+            f"or {LINEAGE_MAX_EDGES} edges): nodes holds the first ones in their order, edges "
+            "the links between them."
         },
     )
 

@@ -96,8 +96,9 @@ class _Far(NamedTuple):
 @lru_cache(maxsize=2)
 def _generation_statement(direction: str) -> Select[int, int, str, str, str]:
     """The edges from the strains in ``:ids`` towards ``direction``, with the far end's slug,
-    name and sort key, in the far ends' name order: the first ``:limit`` of them. Ancestors read
-    the primary key (strain_id, parent_id), descendants the (parent_id, strain_id) index."""
+    name and sort key, in the far ends' name order: one more than an answer holds at most.
+    Ancestors read the primary key (strain_id, parent_id), descendants the (parent_id,
+    strain_id) index."""
     up = direction == LineageDirection.ANCESTORS.value
     near, far = (
         (StrainParent.strain_id, StrainParent.parent_id)
@@ -109,7 +110,9 @@ def _generation_statement(direction: str) -> Select[int, int, str, str, str]:
         .join(Strain, Strain.id == far)
         .where(near.in_(bindparam("ids", expanding=True)))
         .order_by(Strain.sort_key, Strain.slug, near)
-        .limit(bindparam("limit", type_=Integer))
+        # A literal bound: PostgreSQL's plan for any values would guess that a LIMIT parameter
+        # keeps a tenth of the rows, and walk every strain in name order to find them.
+        .limit(LINEAGE_MAX_EDGES + 1)
     )
 
 
@@ -135,8 +138,7 @@ def get_lineage(db: Reader, slug: str, request: LineageRequest) -> Lineage:
         if not frontier:
             break
         left = LINEAGE_MAX_EDGES - len(walked)
-        params = {"ids": frontier, "limit": left + 1}
-        found = [_Far(*row) for row in rows(db, statement, params)]
+        found = [_Far(*row) for row in rows(db, statement, {"ids": frontier})]
         if len(found) > left:
             found, truncated = found[:left], True
         frontier = []
