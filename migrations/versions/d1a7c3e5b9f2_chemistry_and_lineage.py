@@ -42,7 +42,7 @@ _STRAIN_CHECKS = {
     "origin": "origin IN ('cross', 'landrace', 'phenotype', 'unknown')",
     "ratio": "ratio IN ('thc_dominant', 'cbd_dominant', 'balanced')",
 }
-_STRAIN_INDEXES = ("dominant_terpene", "ratio")
+_STRAIN_INDEXES = ("dominant_terpene", "ratio", "cbg", "cbn", "thcv", "cbc")
 # A strain's items per dispensary with what its shelf filters and sorts on (models.MenuItem).
 _MENU_INDEX = "ix_menu_items_strain_id_dispensary_id"
 _MENU_INDEX_COLUMNS = ["strain_id", "dispensary_id", "total_thc", "price_per_gram"]

@@ -157,6 +157,14 @@ def test_example_set_imports_and_the_api_serves_it(
     assert status == 200
     assert body["data"]["description"].startswith("Blue Dream is a balanced hybrid, typically")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", body["data"]["updated_at"])
+    chemistry = body["data"].pop("chemistry")
+    assert (chemistry["sample_count"], chemistry["source"]) == (4, "import")
+    assert round(chemistry["total_thc"]["p50"], 1) == 18.5  # the given thc agrees with it
+    assert body["data"].pop("lineage") == {"origin": "cross", "parents": [], "children_count": 0}
+    assert (body["data"].pop("dominant_terpene"), body["data"].pop("ratio")) == (
+        "myrcene",
+        "thc_dominant",
+    )
     assert body["data"] | {"description": "…", "updated_at": "…"} == {
         "slug": "blue-dream",
         "name": "Blue Dream",

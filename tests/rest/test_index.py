@@ -42,7 +42,7 @@ def test_the_index_lists_exactly_the_documented_operations_with_their_summaries(
         for path, item in document["paths"].items()
         if path != "/api/v1"
     ]
-    assert len(expected) == 15
+    assert len(expected) == 16
     assert client.get("/api/v1").get_json()["data"]["endpoints"] == expected
 
 
