@@ -20,7 +20,6 @@ from service.filters import (
     MAX_VALUES,
     SEARCH_MAX_LENGTH,
     SEARCH_MIN_LENGTH,
-    SLUG_MAX_LENGTH,
     WORD_MAX_LENGTH,
 )
 from service.nodes import MAX_NODE_IDS
@@ -181,7 +180,7 @@ Parent = Annotated[
     str | None,
     _described(
         "Only the children of this strain (strains bred from it): its slug such as blue-dream "
-        f"(any case), at most {SLUG_MAX_LENGTH} characters. An unknown slug matches nothing."
+        "(any case). An unknown slug matches nothing."
     ),
 ]
 

@@ -6,7 +6,7 @@ from marshmallow import fields
 from webargs.fields import DelimitedList
 
 from service.bounds import MAX_OFFSET, ListBound
-from service.filters import MAX_VALUES, SLUG_MAX_LENGTH, WORD_MAX_LENGTH
+from service.filters import MAX_VALUES, WORD_MAX_LENGTH
 from service.geo import JURISDICTIONS
 from service.numbers import NUMBER_PATTERN
 from service.places import (
@@ -155,13 +155,14 @@ def word(example: str) -> fields.String:
 
 
 def slug(description: str) -> fields.String:
+    # Letters in any case, as str.lower() folds them (KELVIN SIGN is a k), then trimmed.
+    alphanumeric = "[A-Za-z0-9\u212a]"
     return fields.String(
         metadata={
-            "description": f"{description} A strain's slug such as blue-dream (any case): "
-            f"letters and digits in words joined by hyphens, at most {SLUG_MAX_LENGTH} "
-            "characters. An unknown slug matches nothing.",
-            "pattern": f"^{SPACE}*[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*{SPACE}*$",
-            "maxLength": SLUG_MAX_LENGTH,
+            "description": f"{description} A strain's slug such as blue-dream (any case, "
+            "surrounding whitespace ignored): letters and digits in words joined by hyphens. An "
+            "unknown slug matches nothing.",
+            "pattern": f"^{SPACE}*{alphanumeric}+(?:-{alphanumeric}+)*{SPACE}*$",
         }
     )
 

@@ -33,8 +33,8 @@ MAX_CANNABINOID = 100.0
 # The strain list's minimum filters on minor cannabinoids: (parameter, compound key).
 CANNABINOID_MINIMUMS = tuple((f"{key}_min", key) for key in FILTERED_CANNABINOIDS)
 # A strain slug as ``parent`` takes it: lower-case ASCII words joined by hyphens (any case is
-# folded first); the same grammar service.strains.SLUG_PATTERN checks.
-SLUG_MAX_LENGTH = 120
+# folded first); the same grammar service.strains.SLUG_PATTERN checks. No length bound of its
+# own: a slug longer than any stored one matches nothing, and the URL's bound limits it.
 _SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -89,10 +89,10 @@ def _slug(value: str | None, param: str) -> str | None:
     if value is None:
         return None
     folded = value.strip().lower()
-    if len(folded) > SLUG_MAX_LENGTH or not _SLUG.fullmatch(folded):
+    if not _SLUG.fullmatch(folded):
         raise InvalidParameter(
-            f"{param} must be a strain's slug such as blue-dream: lower-case letters and digits "
-            f"in words joined by hyphens, at most {SLUG_MAX_LENGTH} characters",
+            f"{param} must be a strain's slug such as blue-dream: letters and digits in words "
+            "joined by hyphens (any case)",
             param=param,
         )
     return folded
