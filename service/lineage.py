@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from sqlalchemy import Integer, Select, bindparam, func, select
+from sqlalchemy import Integer, Select, bindparam, func, literal_column, select
 
 from models import Strain, StrainParent
 from models.db import AnySelect, Reader
@@ -110,9 +110,9 @@ def _generation_statement(direction: str) -> Select[int, int, str, str, str]:
         .join(Strain, Strain.id == far)
         .where(near.in_(bindparam("ids", expanding=True)))
         .order_by(Strain.sort_key, Strain.slug, near)
-        # A literal bound: PostgreSQL's plan for any values would guess that a LIMIT parameter
-        # keeps a tenth of the rows, and walk every strain in name order to find them.
-        .limit(LINEAGE_MAX_EDGES + 1)
+        # A bound written into the SQL: PostgreSQL's plan for any values guesses that a LIMIT
+        # parameter keeps a tenth of the rows, and walks every strain in name order for them.
+        .limit(literal_column(str(LINEAGE_MAX_EDGES + 1), Integer))
     )
 
 
