@@ -129,7 +129,7 @@ CHEMISTRY = [name for name, _ in CASES if name.startswith("chem")]
 NESTED_QUERY = """{ dispensaries(state: "CO", limit: 20) { total items { id name
   deals(limit: 5) { id title discount expires } menu { name price unit strain { slug thc } }
   law { recreational possessionLimitOz } } } }"""
-CHEMISTRY_QUERY = """{ strains(dominantTerpene: [MYRCENE], limit: 20) { total items { slug
+CHEMISTRY_QUERY = """{ strains(dominantTerpene: MYRCENE, limit: 20) { total items { slug
   chemistry { sampleCount totalThc { p50 formula } terpenes { key p50 } dominantTerpene ratio }
   lineage { origin parents { slug } childrenCount } parents(limit: 2) { items { slug } }
   children(limit: 5) { total items { slug } } } } }"""

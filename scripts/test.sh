@@ -41,7 +41,9 @@ then
     tests/service/test_search_index.py tests/service/test_strains.py \
     tests/service/test_dispensaries.py tests/service/test_deals.py tests/service/test_doctors.py \
     tests/service/test_search.py tests/service/test_laws.py tests/service/test_paging.py \
-    tests/service/test_open_in_sql.py tests/service/test_stockist_lists.py "$@"
+    tests/service/test_open_in_sql.py tests/service/test_stockist_lists.py \
+    tests/service/test_strain_chemistry.py tests/service/test_lineage.py \
+    tests/service/test_shelf.py "$@"
 else
   echo "PostgreSQL is not reachable at $PG_URL: skipped the PostgreSQL pass"
 fi

@@ -2,8 +2,9 @@
 
 Well-known strains keep their commonly reported parents when both are in the set, and the
 known landraces have none; phenotype names ("Gelato #33") descend from their base strain when
-it exists. Every other strain is a cross of two strains that come before it in a breeding
-order (the classics first, parents before children), so no edge can close a cycle.
+it exists. Of the rest, some have an unknown pedigree (half the other well-known strains, an
+eighth of the generated ones) and the others are crosses of two strains that come before them
+in a breeding order (the classics first, parents before children), so no edge closes a cycle.
 """
 
 import random

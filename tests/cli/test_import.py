@@ -177,11 +177,6 @@ def test_example_set_imports_and_the_api_serves_it(
         "terpenes": ["myrcene", "pinene"],
         "rating": 4.4,
         "reviewCount": 1250,
-        # The example set gives no samples or parents: no chemistry, never zeros.
-        "dominant_terpene": None,
-        "ratio": None,
-        "chemistry": None,
-        "lineage": {"origin": "unknown", "parents": [], "children_count": 0},
         "updated_at": "…",
     }
     status, body, _ = _get(after, key, "/api/v1/dispensaries/disp_1001")

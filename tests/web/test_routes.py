@@ -23,6 +23,7 @@ API_ROUTES = {
     "/api/v1/strains/<string:slug>": READ,
     "/api/v1/strains/<string:slug>/dispensaries": NOW_IF_ASKED,
     "/api/v1/strains/<string:slug>/lineage": READ,
+    "/api/v1/compounds": READ,
     "/api/v1/dispensaries": NOW_IF_ASKED,
     "/api/v1/dispensaries/<string:dispensary_id>": replace(READ, clocked=True),
     "/api/v1/deals": NOW_IF_ASKED,
