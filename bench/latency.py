@@ -4,8 +4,9 @@ Usage: .venv/bin/python bench/latency.py [--repeat 200] [--database-url URL]
 Without --database-url (or DATABASE_URL) it builds the full demo dataset into a temporary SQLite
 file first. The page cache is off, so every figure is the cost of a cache miss. Search runs one
 case per query shape (trigram index, one or two characters, typo fallback); the summary gives
-the worst p99 of search, of one-character search, of proximity and of the "near me, open now"
-cases (lat/lng, bbox, open_now near a point, where to buy). Numbers are wall-clock on a
+the worst p99 of search, of one-character search, of proximity, of the "near me, open now"
+cases (lat/lng, bbox, open_now near a point, where to buy), of the change feed, of the
+updated_since lists and of the chemistry and lineage cases. Numbers are wall-clock on a
 shared machine: compare them with each other, not across machines.
 """
 
