@@ -60,7 +60,7 @@ def test_swagger_ui_loads_the_document_and_sends_a_request(
     operations.first.wait_for(timeout=15_000)
     document = page.request.get(f"{server_url}/api/v1/openapi.json").json()
     methods = [name for item in document["paths"].values() for name in item if name != "parameters"]
-    assert operations.count() == len(methods) == 15
+    assert operations.count() == len(methods) == 17
     screenshot("swagger-ui")
     page.locator(".opblock-summary-path", has_text="/api/v1/laws/{state}").click()
     page.get_by_role("button", name="Try it out").click()

@@ -12,6 +12,7 @@ pytestmark = pytest.mark.browser
 RESOURCES = [
     "index",
     "strains",
+    "compounds",
     "dispensaries",
     "deals",
     "doctors",
