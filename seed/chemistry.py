@@ -18,15 +18,17 @@ from typing import Any
 
 from service.compounds import (
     BY_KEY,
+    DECARB,
     FILTERED_CANNABINOIDS,
     PERCENT,
     TERPENE_KEYS,
     grams_of,
     ratio_of,
-    total,
+    total_of,
 )
 
 from .util import clamp, slugify
+from .vocab import CLASSIC_STRAINS
 
 Row = dict[str, Any]
 Sample = dict[str, float]
@@ -84,9 +86,9 @@ class Profile:
         d9 = total_thc * self.d9_share
         cbd = total_cbd * self.cbd_share
         sample = {
-            "thca": (total_thc - d9) / 0.877,
+            "thca": (total_thc - d9) / DECARB,
             "delta_9_thc": d9,
-            "cbda": (total_cbd - cbd) / 0.877,
+            "cbda": (total_cbd - cbd) / DECARB,
             "cbd": cbd,
         }
         for key, level in self.minor.items():
@@ -128,15 +130,15 @@ def summarize(samples: Sequence[Mapping[str, float]], source: str) -> Row:
         spread = percentiles([sample.get(key, 0.0) for sample in samples])
         by_kind[BY_KEY[key].kind].append({"key": key, **spread})
     for entries in by_kind.values():
-        entries.sort(key=lambda entry: (-entry["p50"], BY_KEY[entry["key"]].key))
+        entries.sort(key=lambda entry: (-entry["p50"], entry["key"]))
     return {
         "basis": "typical",
         "sample_count": len(samples),
         "source": source,
         "cannabinoids": by_kind["cannabinoid"],
         "terpenes": by_kind["terpene"],
-        "total_thc": percentiles([total(s.get("delta_9_thc"), s.get("thca")) for s in samples]),
-        "total_cbd": percentiles([total(s.get("cbd"), s.get("cbda")) for s in samples]),
+        "total_thc": percentiles([total_of("total_thc", s) for s in samples]),
+        "total_cbd": percentiles([total_of("total_cbd", s) for s in samples]),
         "total_terpenes": percentiles(
             [sum(s.get(key, 0.0) for key in TERPENE_KEYS) for s in samples]
         ),
@@ -148,8 +150,6 @@ def build_chemistry(
 ) -> tuple[dict[int, Row | None], dict[int, Profile]]:
     """Each strain's stored chemistry (None for the unsampled few) and the profile its batches
     are drawn from, keyed by strain id."""
-    from .vocab import CLASSIC_STRAINS
-
     famous = set(CLASSIC_STRAINS)
     chemistry: dict[int, Row | None] = {}
     profiles: dict[int, Profile] = {}
@@ -232,8 +232,8 @@ def batch_totals(lab: Mapping[str, Any] | None) -> tuple[float | None, float | N
         return None, None
     values = {r["key"]: r["value"] for r in lab["results"] if r.get("value") is not None}
     return (
-        round(total(values.get("delta_9_thc"), values.get("thca")), 1),
-        round(total(values.get("cbd"), values.get("cbda")), 1),
+        round(total_of("total_thc", values), 1),
+        round(total_of("total_cbd", values), 1),
     )
 
 

@@ -6,6 +6,7 @@ reports print for it, which the import accepts (case-insensitively) and maps to 
 """
 
 # ruff: noqa: RUF001 (lab reports print Greek letters, so some aliases carry them)
+from collections.abc import Mapping
 from enum import Enum
 from typing import NamedTuple
 
@@ -129,6 +130,19 @@ GRAMS_PER_UNIT: dict[str, float] = {
 def total(neutral: float | None, acid: float | None) -> float:
     """A total by the stated formula: neutral + 0.877 * acid, a missing input counting as 0."""
     return (neutral or 0.0) + DECARB * (acid or 0.0)
+
+
+# Each total's (neutral, acid) compounds: the two formulas above as data.
+TOTAL_INPUTS: dict[str, tuple[str, str]] = {
+    "total_thc": ("delta_9_thc", "thca"),
+    "total_cbd": ("cbd", "cbda"),
+}
+
+
+def total_of(name: str, amounts: Mapping[str, float | None]) -> float:
+    """The total ``name`` (a TOTAL_INPUTS key) of amounts keyed by compound."""
+    neutral, acid = TOTAL_INPUTS[name]
+    return total(amounts.get(neutral), amounts.get(acid))
 
 
 def ratio_of(total_thc: float, total_cbd: float) -> str:

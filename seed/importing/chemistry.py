@@ -21,8 +21,9 @@ from service.compounds import (
     PERCENT,
     QUALIFIERS,
     TERPENE_KEYS,
+    TOTAL_INPUTS,
     Basis,
-    total,
+    total_of,
 )
 
 from ..chemistry import percentiles, summarize
@@ -166,10 +167,8 @@ def _derived_total(compounds: dict[str, dict[str, float]], name: str) -> dict[st
     fall together across samples; docs/importing.md says so)."""
     spread = {}
     for q in QUARTILES:
-        if name == "total_thc":
-            value = total(compounds.get("delta_9_thc", {}).get(q), compounds.get("thca", {}).get(q))
-        elif name == "total_cbd":
-            value = total(compounds.get("cbd", {}).get(q), compounds.get("cbda", {}).get(q))
+        if name in TOTAL_INPUTS:
+            value = total_of(name, {key: s.get(q) for key, s in compounds.items()})
         else:
             value = sum(s[q] for key, s in compounds.items() if key in TERPENE_KEYS)
         spread[q] = round(value, DECIMALS)
